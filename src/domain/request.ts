@@ -1,0 +1,107 @@
+/** Where a request stands. `cancellation_requested` is a response value of cancel, never a stored status. */
+export type RequestStatus = 'scheduled' | 'queued' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
+export type RequestSource = 'api' | 'recurring' | 'replay';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export const REQUEST_STATUSES: readonly RequestStatus[] = ['scheduled', 'queued', 'delivering', 'succeeded', 'failed', 'cancelled'];
+export const REQUEST_SOURCES: readonly RequestSource[] = ['api', 'recurring', 'replay'];
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Header name and value, in the order and spelling the caller gave. */
+export type HeaderEntry = readonly [name: string, value: string];
+
+/**
+ * A validated, normalised delivery definition: everything needed to deliver, and everything a replay copies.
+ * Times are not part of it: a replay starts at once.
+ */
+export interface RequestDefinition {
+  readonly url: string;
+  readonly method: HttpMethod;
+  readonly headers: readonly HeaderEntry[];
+  /** Exact body bytes, or null for no body. */
+  readonly body: Uint8Array | null;
+  /** Content type delivered with the body, or null for none. */
+  readonly contentType: string | null;
+  readonly maxAttempts: number;
+  readonly timeoutSeconds: number;
+  readonly queue: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** A request as stored. Times are milliseconds since the Unix epoch, UTC. */
+export interface StoredRequest extends RequestDefinition {
+  readonly id: string;
+  readonly projectId: string;
+  readonly source: RequestSource;
+  readonly replayedFromRequestId: string | null;
+  readonly scheduleId: string | null;
+  readonly status: RequestStatus;
+  /** Absolute delivery time of a delayed request; null when it was due at once. */
+  readonly scheduledAt: number | null;
+  /** When the next attempt is due; null once terminal. */
+  readonly dueAt: number | null;
+  readonly attemptCount: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly startedAt: number | null;
+  readonly completedAt: number | null;
+  readonly cancelledAt: number | null;
+  /** Set when a cancel arrives while an attempt is in flight; the attempt's end then settles the request. */
+  readonly cancelRequestedAt: number | null;
+  /** Incremented on every change; conditional updates compare it. */
+  readonly version: number;
+}
+
+/** What a completed attempt recorded. */
+export interface AttemptRecord {
+  readonly requestId: string;
+  readonly attemptNumber: number;
+  readonly status: 'succeeded' | 'failed' | 'timed_out' | 'errored';
+  readonly responseStatusCode: number | null;
+  readonly errorMessage: string | null;
+  readonly durationMs: number;
+  readonly startedAt: number;
+  readonly completedAt: number;
+  readonly retry: RetryDecision | null;
+}
+
+export interface RetryDecision {
+  readonly reason: string;
+  readonly retryAfterRaw: string;
+  readonly retryAfterTruncated: boolean;
+  readonly retryAfterEscaped: boolean;
+  readonly retryAfterStatus: 'valid' | 'invalid' | 'absent';
+  readonly retryAfterDelayMs: number;
+  readonly backoffDelayMs: number;
+  readonly selectedDelayMs: number;
+  readonly delaySource: 'retry_after' | 'backoff';
+  readonly nextAttemptAt: number;
+}
+
+/** The answer to an accepted request; kept verbatim by idempotency records. */
+export interface Acceptance {
+  readonly id: string;
+  readonly projectId: string;
+  readonly replayedFromRequestId: string | null;
+  readonly status: 'queued' | 'scheduled';
+  readonly scheduledAt: number | null;
+  readonly createdAt: number;
+}
+
+export const TERMINAL_STATUSES: ReadonlySet<RequestStatus> = new Set(['succeeded', 'failed', 'cancelled']);
+export const COMPLETED_STATUSES: ReadonlySet<RequestStatus> = new Set(['succeeded', 'failed']);
+
+export function isTerminal(status: RequestStatus): boolean {
+  return TERMINAL_STATUSES.has(status);
+}
+
+export function acceptanceOf(r: StoredRequest): Acceptance {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    replayedFromRequestId: r.replayedFromRequestId,
+    status: r.status === 'scheduled' ? 'scheduled' : 'queued',
+    scheduledAt: r.scheduledAt,
+    createdAt: r.createdAt,
+  };
+}
