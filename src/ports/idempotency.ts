@@ -28,12 +28,20 @@ export interface IdempotencyClaim {
 export interface IdempotencyStore {
   /**
    * Claims every key, or none: when any key is held by an unexpired record (complete or in progress), nothing is
-   * claimed and the results say which records exist. Expired records count as absent.
+   * claimed and the results say which records exist. Expired records count as absent and are replaced.
+   *
+   * The results are aligned with `claims`. A held key reports `{ claimed: false, existing }`; a free key reports
+   * `{ claimed: true }`, so the keys were claimed exactly when every result says `claimed`. Keys must be unique
+   * within one call. Of concurrent calls for the same key, at most one claims it.
    */
   claimAll(claims: readonly IdempotencyClaim[], now: number): Promise<ClaimResult[]>;
-  /** Takes over a claim whose holder has not completed it since `staleBefore`; false when someone else did. */
+  /**
+   * Takes over a claim whose holder has not completed it since `staleBefore` (outcome still null and
+   * `claimedAt < staleBefore`), re-stamping it with `claim`; false when the record is gone, completed, or was
+   * claimed or taken over since.
+   */
   takeOver(claim: IdempotencyClaim, staleBefore: number): Promise<boolean>;
-  /** Stores the outcome of claimed keys. */
+  /** Stores the outcome of claimed keys. The first outcome stored for a record is kept, so replays never change. */
   completeAll(projectId: string, outcomes: ReadonlyArray<{ key: string; outcome: string }>): Promise<void>;
   /** Drops claims that did not lead to an outcome, so the keys can be used again. */
   releaseAll(projectId: string, keys: readonly string[]): Promise<void>;

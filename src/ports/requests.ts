@@ -47,9 +47,33 @@ export interface RequestStore {
   list(query: RequestListQuery): Promise<StoredRequest[]>;
   /** True when the project has terminal requests created before `cutoff`. */
   hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean>;
-  /** Applies `patch` when the stored version equals `expectedVersion`; returns the updated request. */
+  /**
+   * Applies `patch` when the stored version equals `expectedVersion`, increments the version and returns the
+   * updated request. Throws `VersionConflict` when the version differs and also when the request does not exist
+   * in this project. Patch keys whose value is `undefined` leave their field unchanged.
+   */
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest>;
-  /** Completed attempts of a request, oldest first. */
+  /**
+   * Stores a completed attempt of request `id` and applies `patch` to the request, as one atomic write under the
+   * same condition as `update`: on `VersionConflict` neither is stored. `attempt.requestId` must equal `id`.
+   */
+  recordAttempt(
+    projectId: string,
+    id: string,
+    expectedVersion: number,
+    attempt: AttemptRecord,
+    patch: RequestPatch,
+  ): Promise<StoredRequest>;
+  /**
+   * Claims up to `limit` due requests of any project for delivery, oldest `dueAt` first, and returns them as
+   * claimed: `queued` and `scheduled` requests with `dueAt <= now`, and `delivering` requests whose lease ran out
+   * (`dueAt <= now`), which a stopped worker left behind. A claimed request is `delivering` with
+   * `dueAt = leaseUntil`, `updatedAt = now`, `startedAt` set to `now` if it was null, and its version incremented,
+   * so a worker that outlives its lease gets `VersionConflict` on its next write. Concurrent calls, from any
+   * process, never return the same request.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number): Promise<StoredRequest[]>;
+  /** Completed attempts of a request, oldest first; empty when the request is not in this project. */
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]>;
 }
 

@@ -1,0 +1,122 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The schema, one entry per version. Entries are append-only: a released entry never changes, a change of schema
+ * is a new entry. Times are integer milliseconds since the epoch; STRICT tables make a wrongly typed bind fail
+ * loudly instead of being stored as text.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    monthly_allowance INTEGER NOT NULL,
+    schedule_allowance INTEGER NOT NULL,
+    retention_days INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE api_keys (
+    key_id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    secret_hash BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  ) STRICT;
+
+  CREATE TABLE requests (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    url_lower TEXT NOT NULL,
+    method TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BLOB,
+    content_type TEXT,
+    max_attempts INTEGER NOT NULL,
+    timeout_seconds INTEGER NOT NULL,
+    queue TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    source TEXT NOT NULL,
+    replayed_from_request_id TEXT,
+    schedule_id TEXT,
+    status TEXT NOT NULL,
+    scheduled_at INTEGER,
+    due_at INTEGER,
+    attempt_count INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    started_at INTEGER,
+    completed_at INTEGER,
+    cancelled_at INTEGER,
+    cancel_requested_at INTEGER,
+    version INTEGER NOT NULL
+  ) STRICT;
+
+  -- The list walks this index in order and stops after one page.
+  CREATE INDEX requests_by_project_created ON requests (project_id, created_at DESC, id DESC);
+  -- The status filter, and the search for hidden terminal history.
+  CREATE INDEX requests_by_project_status ON requests (project_id, status, created_at DESC, id DESC);
+  -- Only claimable rows, already in claim order: finished requests never weigh on the worker's scan.
+  CREATE INDEX requests_due ON requests (due_at, id) WHERE status IN ('queued', 'scheduled', 'delivering');
+
+  CREATE TABLE attempts (
+    request_id TEXT NOT NULL,
+    attempt_number INTEGER NOT NULL,
+    project_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    response_status_code INTEGER,
+    error_message TEXT,
+    duration_ms INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    completed_at INTEGER NOT NULL,
+    retry TEXT,
+    PRIMARY KEY (request_id, attempt_number)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE idempotency (
+    project_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    outcome TEXT,
+    claimed_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, key)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);
+
+  CREATE TABLE usage (
+    project_id TEXT NOT NULL,
+    period TEXT NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (project_id, period)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE secrets (
+    name TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+  ) STRICT;
+  `,
+];
+
+/**
+ * Brings the file to the latest schema. The version is read again under the write lock, so processes that open
+ * the same new file at once apply each migration exactly once.
+ */
+export function migrate(db: Database.Database, migrations: readonly string[] = MIGRATIONS): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL) STRICT');
+  const apply = db.transaction(() => {
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current > migrations.length) {
+      throw new Error(`The database has schema version ${current}, newer than this build knows (${migrations.length}).`);
+    }
+    for (let version = current + 1; version <= migrations.length; version++) {
+      db.exec(migrations[version - 1]!);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
+    }
+    return migrations.length;
+  });
+  return apply.immediate();
+}

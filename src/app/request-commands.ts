@@ -1,0 +1,161 @@
+import type { Clock } from '../domain/clock.js';
+import { FerryError } from '../domain/errors.js';
+import { fingerprint } from '../domain/fingerprint.js';
+import { isRequestId } from '../domain/ids.js';
+import { canReplay, decideCancel, isHiddenByRetention, retentionCutoff } from '../domain/lifecycle.js';
+import type { Project } from '../domain/project.js';
+import type { Acceptance, StoredRequest } from '../domain/request.js';
+import {
+  validateBatch,
+  validateCreate,
+  validateDefinition,
+  validateIdempotencyKey,
+  validateSend,
+  type CreateInput,
+  type SendInput,
+} from '../domain/validation/index.js';
+import { VersionConflict, type RequestStore } from '../ports/requests.js';
+import type { AcceptRequests, NewRequest } from './accept-requests.js';
+import type { KeyedCall } from './idempotency-guard.js';
+
+export interface CommandOptions {
+  readonly allowPrivateDestinations: boolean;
+}
+
+export type CancelOutcome = { readonly id: string; readonly status: 'cancellation_requested' | 'cancelled' };
+
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** The request-changing operations of the API, in the domain's terms; every protocol calls these. */
+export class RequestCommands {
+  constructor(
+    private readonly acceptor: AcceptRequests,
+    private readonly requests: RequestStore,
+    private readonly clock: Clock,
+    private readonly options: CommandOptions,
+  ) {}
+
+  async send(project: Project, input: SendInput, idempotencyKey: string | undefined): Promise<Acceptance> {
+    const now = this.clock.now();
+    const validated = validateSend(input, this.validationOptions(now));
+    const key = validateIdempotencyKey(idempotencyKey, false);
+    const call = key === null ? null : keyed(key, fingerprint('send', input), IDEMPOTENCY_HEADER);
+    const [accepted] = await this.acceptor.accept(project, call, [apiRequest(validated.definition, validated.deliverAt)]);
+    return accepted!;
+  }
+
+  async create(project: Project, input: CreateInput, idempotencyKey: string | undefined): Promise<Acceptance> {
+    const now = this.clock.now();
+    const validated = validateCreate(input, this.validationOptions(now));
+    const key = validateIdempotencyKey(idempotencyKey, false);
+    // The same fingerprint as a batch item with this key, so single and batch creation deduplicate each other.
+    const item = key === null ? null : keyed(key, fingerprint('create', input), IDEMPOTENCY_HEADER);
+    const request = { ...apiRequest(validated.definition, validated.deliverAt), itemKey: item };
+    const [accepted] = await this.acceptor.accept(project, null, [request]);
+    return accepted!;
+  }
+
+  async batch(
+    project: Project,
+    items: ReadonlyArray<CreateInput & { idempotencyKey?: string }>,
+    idempotencyKey: string | undefined,
+  ): Promise<Acceptance[]> {
+    const now = this.clock.now();
+    const key = validateIdempotencyKey(idempotencyKey, true)!;
+    const validated = validateBatch(items, this.validationOptions(now));
+    const requests = validated.map((v, i): NewRequest => {
+      const { idempotencyKey: _ignored, ...input } = items[i]!;
+      const itemKey =
+        v.idempotencyKey === null
+          ? null
+          : keyed(v.idempotencyKey, fingerprint('create', input), `requests[${i}].idempotency_key`);
+      return { ...apiRequest(v.definition, v.deliverAt), itemKey };
+    });
+    const call = keyed(key, fingerprint('batch', items), IDEMPOTENCY_HEADER);
+    return this.acceptor.accept(project, call, requests);
+  }
+
+  async replay(project: Project, requestId: string, idempotencyKey: string | undefined): Promise<Acceptance> {
+    const now = this.clock.now();
+    const key = validateIdempotencyKey(idempotencyKey, false);
+    const original = await this.visible(project, requestId, now);
+    if (!canReplay(original)) {
+      throw new FerryError('REQUEST_ACTIVE', `Request ${requestId} is ${original.status}; only completed or cancelled requests can be replayed.`);
+    }
+    validateDefinition(original, this.validationOptions(now));
+    const call = key === null ? null : keyed(key, fingerprint('replay', requestId), IDEMPOTENCY_HEADER);
+    const request: NewRequest = {
+      definition: definitionOf(original),
+      deliverAt: null,
+      source: 'replay',
+      replayedFromRequestId: original.id,
+      scheduleId: null,
+      itemKey: null,
+    };
+    const [accepted] = await this.acceptor.accept(project, call, [request]);
+    return accepted!;
+  }
+
+  async cancel(project: Project, requestId: string): Promise<CancelOutcome> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const now = this.clock.now();
+      const current = await this.visible(project, requestId, now);
+      const decision = decideCancel(current, now);
+      switch (decision.kind) {
+        case 'already_cancelled':
+          return { id: current.id, status: 'cancelled' };
+        case 'completed':
+          throw new FerryError('REQUEST_COMPLETED', `Request ${requestId} already ${current.status} and cannot be cancelled.`);
+        case 'cancel_now':
+        case 'cancel_after_attempt':
+          if (decision.patch === null) return { id: current.id, status: 'cancellation_requested' };
+          try {
+            await this.requests.update(project.id, current.id, current.version, decision.patch);
+            return { id: current.id, status: 'cancellation_requested' };
+          } catch (err) {
+            if (!(err instanceof VersionConflict)) throw err;
+          }
+      }
+    }
+    throw new FerryError('STORAGE_UNAVAILABLE', 'The request kept changing while it was being cancelled; retry.');
+  }
+
+  /** The request when it exists in the project and is still within its retention; otherwise 404. */
+  private async visible(project: Project, requestId: string, now: number): Promise<StoredRequest> {
+    const found = isRequestId(requestId) ? await this.requests.get(project.id, requestId) : null;
+    if (found === null || isHiddenByRetention(found, retentionCutoff(now, project.retentionDays))) {
+      throw notFound(requestId);
+    }
+    return found;
+  }
+
+  private validationOptions(now: number) {
+    return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
+  }
+}
+
+export function notFound(requestId: string): FerryError {
+  return new FerryError('NOT_FOUND', `No request ${JSON.stringify(requestId)} in this project.`);
+}
+
+function keyed(key: string, print: string, field: string): KeyedCall {
+  return { key, fingerprint: print, field };
+}
+
+function apiRequest(definition: NewRequest['definition'], deliverAt: number | null): NewRequest {
+  return { definition, deliverAt, source: 'api', replayedFromRequestId: null, scheduleId: null, itemKey: null };
+}
+
+function definitionOf(r: StoredRequest): NewRequest['definition'] {
+  return {
+    url: r.url,
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    contentType: r.contentType,
+    maxAttempts: r.maxAttempts,
+    timeoutSeconds: r.timeoutSeconds,
+    queue: r.queue,
+    metadata: r.metadata,
+  };
+}

@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+
+/**
+ * The service configuration: typed, validated once at boot and frozen. This module is the only reader of
+ * `process.env`; every key is listed in the README with its default.
+ */
+export interface Config {
+  readonly backend: 'embedded';
+  /** Directory of the embedded database. */
+  readonly dataDir: string;
+  readonly host: string;
+  /** HTTP/1.1 port: JSON HTTP API and the Connect protocol (and gRPC too when TLS is on). */
+  readonly httpPort: number;
+  /** HTTP/2 port: gRPC and the Connect protocol. */
+  readonly grpcPort: number;
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  /** Lets destinations resolve to loopback and private addresses; for local development and tests only. */
+  readonly allowPrivateDestinations: boolean;
+  /** How long a verified API key is trusted before it is looked up again (so a revocation applies within it). */
+  readonly authCacheMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const backend = str(env, 'FERRY_BACKEND', 'embedded');
+  if (backend !== 'embedded') throw new ConfigError(`FERRY_BACKEND must be "embedded", got "${backend}"`);
+  const certFile = env.FERRY_TLS_CERT_FILE;
+  const keyFile = env.FERRY_TLS_KEY_FILE;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError('FERRY_TLS_CERT_FILE and FERRY_TLS_KEY_FILE must be set together');
+  }
+  return Object.freeze({
+    backend,
+    dataDir: resolve(str(env, 'FERRY_DATA_DIR', '.data')),
+    host: str(env, 'FERRY_HOST', '127.0.0.1'),
+    httpPort: port(env, 'FERRY_HTTP_PORT', 8080),
+    grpcPort: port(env, 'FERRY_GRPC_PORT', 8081),
+    tls: certFile && keyFile ? Object.freeze({ certFile, keyFile }) : null,
+    allowPrivateDestinations: bool(env, 'FERRY_ALLOW_PRIVATE_DESTINATIONS', false),
+    authCacheMs: int(env, 'FERRY_AUTH_CACHE_MS', 5000, 0, 3_600_000),
+  });
+}
+
+function str(env: Env, key: string, fallback: string): string {
+  const v = env[key];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function int(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const v = env[key];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new ConfigError(`${key} must be an integer from ${min} to ${max}, got "${v}"`);
+  }
+  return Number(v);
+}
+
+function port(env: Env, key: string, fallback: number): number {
+  return int(env, key, fallback, 0, 65535);
+}
+
+function bool(env: Env, key: string, fallback: boolean): boolean {
+  const v = env[key];
+  if (v === undefined || v === '') return fallback;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new ConfigError(`${key} must be true or false, got "${v}"`);
+}

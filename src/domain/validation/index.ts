@@ -1,0 +1,21 @@
+export * from './limits.js';
+export { validateDestinationUrl, isPublicAddress, type DestinationOptions } from './url.js';
+export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime } from './durations.js';
+export { validateDestinationHeaders, validateContentType, isFieldValue } from './headers.js';
+export { validateMetadata } from './metadata.js';
+export {
+  validateSend,
+  validateCreate,
+  validateBatch,
+  validateIdempotencyKey,
+  validateDefinition,
+  validateMethod,
+  validateQueue,
+  validateRetryCount,
+  type SendInput,
+  type CreateInput,
+  type BatchItemInput,
+  type ValidatedRequest,
+  type ValidationOptions,
+} from './request-input.js';
+export { validateListQuery, type ListQuery, type ListQueryInput } from './list-query.js';

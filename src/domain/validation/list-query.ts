@@ -1,0 +1,82 @@
+import { FerryError } from '../errors.js';
+import { isRequestId } from '../ids.js';
+import {
+  HTTP_METHODS,
+  REQUEST_SOURCES,
+  REQUEST_STATUSES,
+  type HttpMethod,
+  type RequestSource,
+  type RequestStatus,
+} from '../request.js';
+import { parseRfc3339 } from './durations.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SEARCH_BYTES, utf8Length } from './limits.js';
+
+export interface ListQueryInput {
+  status?: string;
+  search?: string;
+  method?: string;
+  source?: string;
+  from?: string;
+  to?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface ListQuery {
+  status?: RequestStatus;
+  /** Set when the search is exactly a request ID. */
+  id?: string;
+  /** Set for any other non-empty search: a case-insensitive URL fragment. */
+  urlContains?: string;
+  method?: HttpMethod;
+  source?: RequestSource;
+  from?: number;
+  to?: number;
+  limit: number;
+  /** Still opaque here: decoding needs the filter hash and the secret, which the caller holds. */
+  cursor?: string;
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], field: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new FerryError('INVALID_FILTER', `${field} must be one of ${allowed.join(', ')}.`, field);
+  }
+  return value as T;
+}
+
+function limitOf(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw new FerryError('INVALID_LIMIT', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
+  }
+  return limit;
+}
+
+/** `_now` is part of the signature so time-relative filter rules never change callers. */
+export function validateListQuery(input: ListQueryInput, _now: number): ListQuery {
+  const query: ListQuery = { limit: limitOf(input.limit) };
+  const status = oneOf(input.status, REQUEST_STATUSES, 'status');
+  if (status !== undefined) query.status = status;
+  const method = oneOf(input.method, HTTP_METHODS, 'method');
+  if (method !== undefined) query.method = method;
+  const source = oneOf(input.source, REQUEST_SOURCES, 'source');
+  if (source !== undefined) query.source = source;
+
+  const search = input.search;
+  if (search !== undefined && search !== '') {
+    if (typeof search !== 'string' || utf8Length(search) > MAX_SEARCH_BYTES) {
+      throw new FerryError('INVALID_FILTER', `search must be at most ${MAX_SEARCH_BYTES} bytes.`, 'search');
+    }
+    if (isRequestId(search)) query.id = search;
+    else query.urlContains = search;
+  }
+
+  if (input.from !== undefined) query.from = parseRfc3339(input.from, 'INVALID_FILTER', 'from');
+  if (input.to !== undefined) query.to = parseRfc3339(input.to, 'INVALID_FILTER', 'to');
+  if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
+    throw new FerryError('INVALID_FILTER', 'to must be later than from.', 'to');
+  }
+  if (input.cursor !== undefined) query.cursor = input.cursor;
+  return query;
+}

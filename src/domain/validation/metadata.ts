@@ -1,0 +1,35 @@
+import { FerryError } from '../errors.js';
+import { MAX_METADATA_BYTES, MAX_METADATA_ENTRIES, MAX_METADATA_KEY_BYTES, MAX_METADATA_VALUE_BYTES, utf8Length } from './limits.js';
+
+// ASCII only, so characters and bytes agree and the key length limit reads the same in either unit.
+const KEY = /^[A-Za-z0-9._-]+$/;
+
+/** Returns a copy with own data properties only, so keys such as `__proto__` stay plain keys downstream. */
+export function validateMetadata(m: Record<string, string>): Record<string, string> {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+    throw new FerryError('INVALID_METADATA', 'Metadata must be an object of string values.', 'metadata');
+  }
+  const entries = Object.entries(m);
+  if (entries.length > MAX_METADATA_ENTRIES) {
+    throw new FerryError('INVALID_METADATA', `At most ${MAX_METADATA_ENTRIES} metadata entries are allowed; got ${entries.length}.`, 'metadata');
+  }
+  let bytes = 0;
+  for (const [key, value] of entries) {
+    const field = `metadata.${key}`;
+    if (!KEY.test(key) || key.length > MAX_METADATA_KEY_BYTES) {
+      throw new FerryError('INVALID_METADATA', `Metadata keys must be 1 to ${MAX_METADATA_KEY_BYTES} letters, digits, dots, hyphens or underscores.`, key === '' ? 'metadata' : field);
+    }
+    if (typeof value !== 'string') {
+      throw new FerryError('INVALID_METADATA', 'Metadata values must be strings.', field);
+    }
+    const valueBytes = utf8Length(value);
+    if (valueBytes > MAX_METADATA_VALUE_BYTES) {
+      throw new FerryError('INVALID_METADATA', `The metadata value is ${valueBytes} bytes; at most ${MAX_METADATA_VALUE_BYTES} are allowed.`, field);
+    }
+    bytes += key.length + valueBytes;
+  }
+  if (bytes > MAX_METADATA_BYTES) {
+    throw new FerryError('INVALID_METADATA', `Metadata keys and values total ${bytes} bytes; at most ${MAX_METADATA_BYTES} are allowed.`, 'metadata');
+  }
+  return Object.fromEntries(entries);
+}

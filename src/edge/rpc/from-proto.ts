@@ -1,0 +1,37 @@
+import { toJson } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import type { CreateInput, SendInput } from '../../domain/validation/index.js';
+import type { SendRequest } from '../../gen/ferry/v1/request_service_pb.js';
+import type { BatchItem, RequestInput } from '../../gen/ferry/v1/requests_pb.js';
+
+export function sendInputOf(m: SendRequest): SendInput {
+  return {
+    url: m.url,
+    method: m.method,
+    retry: m.retry,
+    delay: m.delay,
+    deliverAt: m.deliverAt,
+    timeout: m.timeout,
+    queue: m.queue,
+    contentType: m.contentType,
+    forwardHeaders: Object.entries(m.forwardHeaders),
+    body: m.body,
+  };
+}
+
+/** Create inputs and batch items share their fields, so one mapping serves both. */
+export function createInputOf(m: RequestInput | BatchItem | undefined): CreateInput {
+  if (m === undefined) return { url: '', headers: {}, metadata: {} };
+  return {
+    url: m.url,
+    method: m.method,
+    headers: { ...m.headers },
+    body: m.body === undefined ? undefined : toJson(ValueSchema, m.body),
+    delay: m.delay,
+    deliverAt: m.deliverAt,
+    timeout: m.timeout,
+    retry: m.retry === undefined ? undefined : { maxAttempts: m.retry.maxAttempts, backoff: m.retry.backoff },
+    queue: m.queue,
+    metadata: { ...m.metadata },
+  };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECT_A, T0, aRequest, anAttempt, awkwardBytes, type ReopenableStorage } from './harness.js';
+
+/** What a backend keeps across close and reopen, and how close treats writes in flight. */
+export function describeDurabilityContract(makeStorage: () => Promise<ReopenableStorage>): void {
+  describe('Backend durability', () => {
+    it('keeps every kind of record across close and reopen', async () => {
+      const storage = await makeStorage();
+      const first = await storage.open();
+      const r = aRequest({ body: awkwardBytes(), headers: [['X-A', '1']], metadata: { k: 'v' } });
+      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, createdAt: T0 };
+      const key = { keyId: 'key_1', projectId: PROJECT_A, secretHash: new Uint8Array([1, 2, 3]), createdAt: T0, revokedAt: null };
+      await first.projects.createProject(project);
+      await first.projects.createApiKey(key);
+      await first.requests.insertMany([r]);
+      const updated = await first.requests.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+      await first.idempotency.claimAll([{ projectId: PROJECT_A, key: 'k', fingerprint: 'f', claimedAt: T0, expiresAt: T0 + 1 }], T0);
+      await first.idempotency.completeAll(PROJECT_A, [{ key: 'k', outcome: '"done"' }]);
+      await first.usage.reserve(PROJECT_A, '2030-01', 3, 10);
+      const secret = await first.secrets.getOrCreate('s', new Uint8Array([9, 9]));
+      await first.close();
+
+      const second = await storage.open();
+      try {
+        expect(await second.projects.getProject(PROJECT_A)).toStrictEqual(project);
+        expect(await second.projects.getApiKey('key_1')).toStrictEqual(key);
+        expect(await second.requests.get(PROJECT_A, r.id)).toStrictEqual(updated);
+        expect(await second.requests.listAttempts(PROJECT_A, r.id)).toStrictEqual([anAttempt(r.id, 1)]);
+        expect((await second.idempotency.get(PROJECT_A, 'k', T0))?.outcome).toBe('"done"');
+        expect(await second.usage.used(PROJECT_A, '2030-01')).toBe(3);
+        expect(await second.secrets.getOrCreate('s', new Uint8Array([0]))).toStrictEqual(secret);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it('finishes writes issued before close and refuses writes issued after', async () => {
+      const storage = await makeStorage();
+      const first = await storage.open();
+      const requests = Array.from({ length: 50 }, () => aRequest());
+      const inFlight = requests.map((r) => first.requests.insertMany([r]));
+      await first.close();
+      await expect(Promise.all(inFlight)).resolves.toBeDefined();
+      await expect(first.requests.insertMany([aRequest()])).rejects.toThrow();
+
+      const second = await storage.open();
+      try {
+        for (const r of requests) expect((await second.requests.get(PROJECT_A, r.id))?.id).toBe(r.id);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+}

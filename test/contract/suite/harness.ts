@@ -1,0 +1,100 @@
+import { afterEach, beforeEach } from 'vitest';
+import type { AttemptRecord, StoredRequest } from '../../../src/domain/request.js';
+import type { Backend } from '../../../src/ports/backend.js';
+
+/** Opens a backend on fresh, empty storage; every call gives storage no other test sees. */
+export type BackendFactory = () => Promise<Backend>;
+
+/** Fresh, empty storage that can be opened again after it was closed, to check what survives. */
+export interface ReopenableStorage {
+  open(): Promise<Backend>;
+}
+
+/** Opens a fresh backend before each test and closes it after; the getter returns the current one. */
+export function useBackend(make: BackendFactory): () => Backend {
+  let current: Backend | undefined;
+  beforeEach(async () => {
+    current = await make();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return () => {
+    if (current === undefined) throw new Error('The backend exists only while a test runs.');
+    return current;
+  };
+}
+
+export const PROJECT_A = 'prj_contract_a';
+export const PROJECT_B = 'prj_contract_b';
+export const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
+
+let sequence = 0;
+
+/** IDs that sort in creation order, so tests can state expected orders plainly. */
+export function nextRequestId(): string {
+  sequence += 1;
+  return `req_contract_${String(sequence).padStart(8, '0')}`;
+}
+
+export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest {
+  const createdAt = overrides.createdAt ?? T0;
+  return {
+    id: nextRequestId(),
+    projectId: PROJECT_A,
+    url: 'https://example.com/hook',
+    method: 'POST',
+    headers: [],
+    body: null,
+    contentType: null,
+    maxAttempts: 3,
+    timeoutSeconds: 50,
+    queue: 'default',
+    metadata: {},
+    source: 'api',
+    replayedFromRequestId: null,
+    scheduleId: null,
+    status: 'queued',
+    scheduledAt: null,
+    dueAt: createdAt,
+    attemptCount: 0,
+    createdAt,
+    updatedAt: createdAt,
+    startedAt: null,
+    completedAt: null,
+    cancelledAt: null,
+    cancelRequestedAt: null,
+    version: 1,
+    ...overrides,
+  };
+}
+
+export function anAttempt(requestId: string, attemptNumber: number, overrides: Partial<AttemptRecord> = {}): AttemptRecord {
+  const startedAt = T0 + attemptNumber * 60_000;
+  return {
+    requestId,
+    attemptNumber,
+    status: 'failed',
+    responseStatusCode: 500,
+    errorMessage: null,
+    durationMs: 120,
+    startedAt,
+    completedAt: startedAt + 120,
+    retry: null,
+    ...overrides,
+  };
+}
+
+/** Every byte value, then a sequence that is not valid UTF-8, then NULs: nothing may be decoded or trimmed. */
+export function awkwardBytes(): Uint8Array {
+  return new Uint8Array([...Array.from({ length: 256 }, (_, i) => i), 0xc3, 0x28, 0xff, 0xfe, 0, 0]);
+}
+
+export function countFulfilled(results: ReadonlyArray<PromiseSettledResult<unknown>>): number {
+  return results.filter((r) => r.status === 'fulfilled').length;
+}
+
+export function rejectionsOf(results: ReadonlyArray<PromiseSettledResult<unknown>>): unknown[] {
+  return results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { VersionConflict } from '../../../src/ports/requests.js';
+import { PROJECT_A, PROJECT_B, T0, aRequest, anAttempt, useBackend, type BackendFactory } from './harness.js';
+
+const SECOND = 1_000;
+const LEASE = 90 * SECOND;
+
+/** How delivery workers take due requests: RequestStore.claimDue. */
+export function describeRequestClaimContract(makeBackend: BackendFactory): void {
+  describe('RequestStore: claiming due work', () => {
+    const backend = useBackend(makeBackend);
+    const store = () => backend().requests;
+    const now = T0 + 60 * SECOND;
+
+    it('claims due queued and scheduled requests of every project, oldest due first, up to the limit', async () => {
+      const due3 = aRequest({ status: 'queued', dueAt: now - 3 * SECOND });
+      const due1 = aRequest({ status: 'scheduled', scheduledAt: now - SECOND, dueAt: now - SECOND, projectId: PROJECT_B });
+      const dueNow = aRequest({ status: 'queued', dueAt: now });
+      const due2 = aRequest({ status: 'queued', dueAt: now - 2 * SECOND });
+      const later = aRequest({ status: 'scheduled', dueAt: now + 1 });
+      const done = aRequest({ status: 'succeeded', dueAt: null });
+      const cancelled = aRequest({ status: 'cancelled', dueAt: now - 10 * SECOND });
+      await store().insertMany([due3, due1, dueNow, due2, later, done, cancelled]);
+
+      const first = await store().claimDue(now, 3, now + LEASE);
+      expect(first.map((r) => r.id)).toEqual([due3.id, due2.id, due1.id]);
+      const second = await store().claimDue(now, 3, now + LEASE);
+      expect(second.map((r) => r.id)).toEqual([dueNow.id]);
+      expect(await store().claimDue(now, 3, now + LEASE)).toEqual([]);
+
+      expect(await store().get(PROJECT_A, later.id)).toMatchObject({ status: 'scheduled', version: 1 });
+      expect(await store().get(PROJECT_A, cancelled.id)).toMatchObject({ status: 'cancelled', version: 1 });
+    });
+
+    it('returns each claimed request as stored: delivering, leased, started, one version later', async () => {
+      const fresh = aRequest({ status: 'queued', dueAt: now - SECOND });
+      const retried = aRequest({ status: 'queued', dueAt: now - SECOND, startedAt: T0, attemptCount: 1, version: 4 });
+      await store().insertMany([fresh, retried]);
+
+      const claimed = await store().claimDue(now, 10, now + LEASE);
+      const leased = { status: 'delivering', dueAt: now + LEASE, updatedAt: now };
+      expect(claimed).toStrictEqual([
+        { ...fresh, ...leased, startedAt: now, version: 2 },
+        { ...retried, ...leased, startedAt: T0, version: 5 },
+      ]);
+      expect(await store().get(PROJECT_A, fresh.id)).toStrictEqual(claimed[0]);
+    });
+
+    it('never hands the same request to two concurrent claimers', async () => {
+      const due = Array.from({ length: 60 }, (_, i) => aRequest({ dueAt: now - i }));
+      await store().insertMany(due);
+
+      const batches = await Promise.all(Array.from({ length: 12 }, () => store().claimDue(now, 7, now + LEASE)));
+      const claimed = batches.flat().map((r) => r.id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.sort()).toEqual(due.map((r) => r.id).sort());
+      for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(7);
+    });
+
+    it('claims again a request whose lease ran out, fencing off the worker that held it', async () => {
+      await store().insertMany([aRequest({ dueAt: now })]);
+      const [held] = await store().claimDue(now, 1, now + LEASE);
+
+      expect(await store().claimDue(now + LEASE - 1, 1, now + 2 * LEASE)).toEqual([]);
+      const [reclaimed] = await store().claimDue(now + LEASE, 1, now + 2 * LEASE);
+      expect(reclaimed).toMatchObject({ id: held!.id, status: 'delivering', dueAt: now + 2 * LEASE, version: held!.version + 1 });
+
+      await expect(
+        store().recordAttempt(PROJECT_A, held!.id, held!.version, anAttempt(held!.id, 1), { status: 'failed' }),
+      ).rejects.toBeInstanceOf(VersionConflict);
+      const done = await store().recordAttempt(PROJECT_A, held!.id, reclaimed!.version, anAttempt(held!.id, 1, { status: 'succeeded' }), {
+        status: 'succeeded',
+        dueAt: null,
+        attemptCount: 1,
+      });
+      expect(done.status).toBe('succeeded');
+      expect(await store().claimDue(now + 10 * LEASE, 10, now + 11 * LEASE)).toEqual([]);
+    });
+
+    it('claims nothing for a limit of zero', async () => {
+      await store().insertMany([aRequest({ dueAt: now })]);
+      expect(await store().claimDue(now, 0, now + LEASE)).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredRequest } from '../../../src/domain/request.js';
+import type { RequestListQuery } from '../../../src/ports/requests.js';
+import { PROJECT_A, PROJECT_B, T0, aRequest, useBackend, type BackendFactory } from './harness.js';
+
+const MINUTE = 60_000;
+
+/** Filters, order, keyset paging and the retention cutoff of RequestStore.list. */
+export function describeRequestListContract(makeBackend: BackendFactory): void {
+  describe('RequestStore: list', () => {
+    const backend = useBackend(makeBackend);
+    const store = () => backend().requests;
+
+    const ids = async (query: Partial<RequestListQuery>) =>
+      (await store().list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 100, ...query })).map((r) => r.id);
+
+    it('orders newest first with ties broken by descending ID, and pages without gaps or repeats', async () => {
+      // Few distinct creation times, inserted out of order: ties decide most of the order.
+      const requests = Array.from({ length: 31 }, (_, i) => aRequest({ createdAt: T0 + (i % 3) * MINUTE }));
+      await store().insertMany([...requests].reverse().filter((_, i) => i % 2 === 0));
+      await store().insertMany([...requests].reverse().filter((_, i) => i % 2 === 1));
+      const expected = [...requests].sort(newestFirst).map((r) => r.id);
+
+      expect(await ids({})).toEqual(expected);
+
+      const paged: string[] = [];
+      let after: StoredRequest | undefined;
+      for (;;) {
+        const page = await store().list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 7, after });
+        paged.push(...page.map((r) => r.id));
+        if (page.length < 7) break;
+        after = page[page.length - 1];
+      }
+      expect(paged).toEqual(expected);
+    });
+
+    it('filters by status, exact ID, method and source', async () => {
+      const queued = aRequest({ status: 'queued', method: 'GET', source: 'api' });
+      const failed = aRequest({ status: 'failed', method: 'POST', source: 'recurring', dueAt: null });
+      const replay = aRequest({ status: 'succeeded', method: 'DELETE', source: 'replay', dueAt: null });
+      await store().insertMany([queued, failed, replay, aRequest({ projectId: PROJECT_B, status: 'failed' })]);
+
+      expect(await ids({ status: 'failed' })).toEqual([failed.id]);
+      expect(await ids({ id: replay.id })).toEqual([replay.id]);
+      expect(await ids({ id: 'req_absent' })).toEqual([]);
+      expect(await ids({ method: 'GET' })).toEqual([queued.id]);
+      expect(await ids({ source: 'replay' })).toEqual([replay.id]);
+      expect(await ids({ source: 'recurring', status: 'failed', method: 'POST' })).toEqual([failed.id]);
+      expect(await ids({ source: 'recurring', status: 'queued' })).toEqual([]);
+    });
+
+    it('finds URL fragments case-insensitively and takes %, _ and \\ literally', async () => {
+      const mixed = aRequest({ url: 'https://Hooks.Example.COM/Orders/Paid' });
+      const percent = aRequest({ url: 'https://example.com/sale?off=50%25&tag=100%' });
+      const underscore = aRequest({ url: 'https://example.com/a_b' });
+      const backslash = aRequest({ url: 'https://example.com/x\\y' });
+      const plain = aRequest({ url: 'https://example.com/aXb' });
+      await store().insertMany([mixed, percent, underscore, backslash, plain]);
+
+      expect(await ids({ urlContains: 'example.com/orders/PAID' })).toEqual([mixed.id]);
+      expect(await ids({ urlContains: '100%' })).toEqual([percent.id]);
+      expect(await ids({ urlContains: '%' })).toEqual([percent.id]);
+      expect(await ids({ urlContains: 'a_b' })).toEqual([underscore.id]);
+      expect(await ids({ urlContains: '_' })).toEqual([underscore.id]);
+      expect(await ids({ urlContains: 'x\\y' })).toEqual([backslash.id]);
+      expect(await ids({ urlContains: 'a%b' })).toEqual([]);
+      expect((await ids({ urlContains: 'EXAMPLE' })).sort()).toEqual([mixed, percent, underscore, backslash, plain].map((r) => r.id).sort());
+    });
+
+    it('bounds creation time with an inclusive from and an exclusive to', async () => {
+      const at = (m: number) => aRequest({ createdAt: T0 + m * MINUTE });
+      const [r0, r1, r2, r3] = [at(0), at(1), at(2), at(3)];
+      await store().insertMany([r0!, r1!, r2!, r3!]);
+
+      expect(await ids({ from: T0 + MINUTE, to: T0 + 3 * MINUTE })).toEqual([r2!.id, r1!.id]);
+      expect(await ids({ from: T0 + 3 * MINUTE })).toEqual([r3!.id]);
+      expect(await ids({ to: T0 + MINUTE })).toEqual([r0!.id]);
+    });
+
+    it('pages within filters', async () => {
+      const matching = Array.from({ length: 9 }, (_, i) => aRequest({ createdAt: T0 + (i % 2) * MINUTE, method: 'PUT' }));
+      await store().insertMany([...matching, ...Array.from({ length: 9 }, () => aRequest({ method: 'GET' }))]);
+      const first = await store().list({ projectId: PROJECT_A, method: 'PUT', terminalCutoff: 0, limit: 5 });
+      const second = await store().list({ projectId: PROJECT_A, method: 'PUT', terminalCutoff: 0, limit: 5, after: first[4] });
+      expect([...first, ...second].map((r) => r.id)).toEqual([...matching].sort(newestFirst).map((r) => r.id));
+    });
+
+    it('leaves out terminal requests created before the cutoff, never active ones', async () => {
+      const cutoff = T0 + 10 * MINUTE;
+      const oldDone = (status: 'succeeded' | 'failed' | 'cancelled') => aRequest({ status, dueAt: null, createdAt: T0 });
+      const hidden = [oldDone('succeeded'), oldDone('failed'), oldDone('cancelled')];
+      const oldActive = (['scheduled', 'queued', 'delivering'] as const).map((status) => aRequest({ status, createdAt: T0 }));
+      const doneAtCutoff = aRequest({ status: 'succeeded', dueAt: null, createdAt: cutoff });
+      await store().insertMany([...hidden, ...oldActive, doneAtCutoff]);
+
+      const visible = await ids({ terminalCutoff: cutoff });
+      expect(visible.sort()).toEqual([...oldActive, doneAtCutoff].map((r) => r.id).sort());
+      expect(await ids({ terminalCutoff: cutoff, status: 'failed' })).toEqual([]);
+      expect(await ids({ terminalCutoff: cutoff, id: hidden[0]!.id })).toEqual([]);
+    });
+
+    it('tells whether a project has terminal history before a cutoff', async () => {
+      const cutoff = T0 + 10 * MINUTE;
+      await store().insertMany([
+        aRequest({ status: 'queued', createdAt: T0 }),
+        aRequest({ status: 'succeeded', dueAt: null, createdAt: cutoff }),
+        aRequest({ projectId: PROJECT_B, status: 'cancelled', dueAt: null, createdAt: T0 }),
+      ]);
+      expect(await store().hasTerminalBefore(PROJECT_A, cutoff)).toBe(false);
+      expect(await store().hasTerminalBefore(PROJECT_B, cutoff)).toBe(true);
+
+      await store().insertMany([aRequest({ status: 'failed', dueAt: null, createdAt: cutoff - 1 })]);
+      expect(await store().hasTerminalBefore(PROJECT_A, cutoff)).toBe(true);
+      expect(await store().hasTerminalBefore(PROJECT_A, cutoff - 1)).toBe(false);
+    });
+  });
+}
+
+function newestFirst(a: StoredRequest, b: StoredRequest): number {
+  return b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}

@@ -1,0 +1,81 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+
+export interface FerryProcess {
+  readonly baseUrl: string;
+  readonly grpcAddress: string;
+  readonly dataDir: string;
+  readonly child: ChildProcess;
+  /** Sends SIGTERM and waits for the exit code. */
+  stop(): Promise<number | null>;
+  /** Sends SIGKILL and waits for the process to be gone. */
+  kill(): Promise<void>;
+}
+
+export function newDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'ferry-test-'));
+}
+
+/** Starts the built `ferry serve` on free ports and waits until it reports that it listens. */
+export async function startFerry(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<FerryProcess> {
+  const dataDir = opts.dataDir ?? newDataDir();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, FERRY_DATA_DIR: dataDir, FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const ports = await new Promise<{ http: number; grpc: number }>((res, rej) => {
+    let buffered = '';
+    const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${buffered}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (const line of buffered.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        const parsed = JSON.parse(line) as { http_port: number; grpc_port: number };
+        clearTimeout(timer);
+        res({ http: parsed.http_port, grpc: parsed.grpc_port });
+      }
+    });
+    void exited.then((code) => rej(new Error(`ferry exited with ${code} before listening:\n${buffered}`)));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${ports.http}`,
+    grpcAddress: `127.0.0.1:${ports.grpc}`,
+    dataDir,
+    child,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Runs the `ferry` CLI against a data directory and parses its JSON output. */
+export async function ferryCli(dataDir: string, args: readonly string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, FERRY_DATA_DIR: dataDir },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+export async function createProject(
+  dataDir: string,
+  opts: { name?: string; monthlyAllowance?: number; retentionDays?: number } = {},
+): Promise<{ projectId: string; apiKey: string }> {
+  const args = ['project', 'create', '--name', opts.name ?? 'test'];
+  if (opts.monthlyAllowance !== undefined) args.push('--monthly-allowance', String(opts.monthlyAllowance));
+  if (opts.retentionDays !== undefined) args.push('--retention-days', String(opts.retentionDays));
+  const out = await ferryCli(dataDir, args);
+  return { projectId: out.project_id as string, apiKey: out.api_key as string };
+}
