@@ -35,6 +35,7 @@ export interface RunningServer {
 
 /** The largest message any RPC accepts: the batch body limit. */
 const READ_MAX_BYTES = 32 * 1024 * 1024;
+const MAX_HEADER_BYTES = 64 * 1024;
 
 /**
  * Serves every protocol from one handler: the Connect router answers gRPC, gRPC-Web and Connect paths and hands
@@ -52,9 +53,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     fallback: gateway,
   });
 
-  const tls = opts.tls && { cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile), allowHTTP1: true };
-  const httpServer = tls ? http2.createSecureServer(tls, handler) : http.createServer({ keepAliveTimeout: 65_000 }, handler);
-  const grpcServer = tls ? http2.createSecureServer(tls, handler) : http2.createServer(handler);
+  // Destination headers may total 32 KiB, so the header limits sit above Node's 16 KiB default.
+  const h2 = { settings: { maxHeaderListSize: MAX_HEADER_BYTES }, maxSendHeaderBlockLength: MAX_HEADER_BYTES };
+  const tls = opts.tls && {
+    ...h2,
+    cert: readFileSync(opts.tls.certFile),
+    key: readFileSync(opts.tls.keyFile),
+    allowHTTP1: true,
+    maxHeaderSize: MAX_HEADER_BYTES,
+  };
+  const httpServer = tls
+    ? http2.createSecureServer(tls, handler)
+    : http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  const grpcServer = tls ? http2.createSecureServer(tls, handler) : http2.createServer(h2, handler);
 
   const listen = (server: http.Server | http2.Http2Server | http2.Http2SecureServer, port: number) =>
     new Promise<number>((resolve, reject) => {

@@ -16,15 +16,15 @@ const KILL_AFTER = 2_000;
 
 it('keeps every write that resolved before the process was killed with SIGKILL', async () => {
   const path = join(dir, 'killed.db');
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'test/contract/fixtures/embedded-writer.ts'), path, 'killed'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // tsx as a loader, not as a wrapper process: SIGKILL must hit the process that writes.
+  const writer = join(root, 'test/contract/fixtures/embedded-writer.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'killed'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   const acknowledged: string[] = [];
   let partial = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  // 'close', not 'exit': lines still in the pipe when the process died must be counted too.
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
   child.stdout.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop() ?? '';
@@ -32,7 +32,7 @@ it('keeps every write that resolved before the process was killed with SIGKILL',
     if (acknowledged.length >= KILL_AFTER) child.kill('SIGKILL');
   });
 
-  const signal = await exited;
+  const signal = await ended;
   expect(signal, `writer exited on its own: ${stderr}`).toBe('SIGKILL');
   expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER);
 

@@ -152,7 +152,10 @@ export class EmbeddedDatabase {
       try {
         this.statement('SAVEPOINT write').run();
         const value = write.fn();
-        if (isThenable(value)) throw new TypeError('A write function must be synchronous.');
+        if (isThenable(value)) {
+          Promise.resolve(value).catch(() => undefined);
+          throw new TypeError('A write function must be synchronous.');
+        }
         this.statement('RELEASE write').run();
         outcomes.push({ ok: true, value });
       } catch (err) {

@@ -55,6 +55,8 @@ export class EmbeddedRequestStore implements RequestStore {
   }
 
   async list(q: RequestListQuery): Promise<StoredRequest[]> {
+    // SQLite reads a negative LIMIT as no limit at all.
+    if (q.limit <= 0) return [];
     const where = ['project_id = @projectId', `(status NOT IN ${TERMINAL_SQL} OR created_at >= @cutoff)`];
     const params: Record<string, string | number> = { projectId: q.projectId, cutoff: q.terminalCutoff, limit: q.limit };
     const filter = (clause: string, name: string, value: string | number | undefined) => {

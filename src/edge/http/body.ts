@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
 
 /** Returned instead of the body when it grows past its limit. */
 export const TOO_LARGE = Symbol('too large');
@@ -15,7 +16,7 @@ export class ClientGone extends Error {
  * buffering the rest; the caller then answers 413 and closes the connection. With `keep` false the bytes are
  * counted but dropped, for routes that take no body.
  */
-export function readBody(req: IncomingMessage, limit: number, keep: boolean): Promise<Buffer | typeof TOO_LARGE> {
+export function readBody(req: IncomingMessage | Http2ServerRequest, limit: number, keep: boolean): Promise<Buffer | typeof TOO_LARGE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Http2ServerResponse } from 'node:http2';
 import type { FerryError } from '../../domain/errors.js';
 
 /** The response header that carries the envelope's `request_id`, also on 204 responses that have no envelope. */
@@ -16,8 +17,11 @@ export function errorEnvelope(err: FerryError, requestId: string): string {
   return `{"success":false,"data":null,"error":{"code":"${err.code}","message":${JSON.stringify(err.message)},"field":${field}},"meta":null,"request_id":"${requestId}"}`;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: string, requestId: string): void {
-  res.writeHead(status, {
+type Response = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
+
+export function sendJson(res: Response, status: number, body: string, requestId: string): void {
+  // Both response kinds take the same arguments; their typings just disagree on the overloads.
+  (res as ServerResponse).writeHead(status, {
     'Content-Type': JSON_TYPE,
     'Content-Length': Buffer.byteLength(body),
     [REQUEST_ID_HEADER]: requestId,
@@ -25,11 +29,11 @@ export function sendJson(res: ServerResponse, status: number, body: string, requ
   res.end(body);
 }
 
-export function sendEmpty(res: ServerResponse, status: number, requestId: string): void {
-  res.writeHead(status, { [REQUEST_ID_HEADER]: requestId });
+export function sendEmpty(res: Response, status: number, requestId: string): void {
+  (res as ServerResponse).writeHead(status, { [REQUEST_ID_HEADER]: requestId });
   res.end();
 }
 
-export function sendError(res: ServerResponse, err: FerryError, requestId: string): void {
+export function sendError(res: Response, err: FerryError, requestId: string): void {
   sendJson(res, err.status, errorEnvelope(err, requestId), requestId);
 }

@@ -7,6 +7,7 @@ export interface ScannedHeaders {
   readonly pairs: [string, string][];
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
+  readonly host: string | undefined;
   /** Per binding of the route: the joined value, the collected prefix map, or undefined when absent. */
   readonly bound: (string | Record<string, string> | undefined)[];
 }
@@ -20,14 +21,21 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
   const pairs: [string, string][] = [];
   let contentLength: string | undefined;
   let contentType: string | undefined;
+  let host: string | undefined;
   const bound: (string | Record<string, string> | undefined)[] = bindings.length === 0 ? [] : new Array(bindings.length);
   let prefixKeys: Map<string, string>[] | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
     const value = raw[i + 1]!;
+    if (name.charCodeAt(0) === 58 /* : */) {
+      // HTTP/2 pseudo-headers are not headers; only the authority matters, as the host.
+      if (name === ':authority') host ??= value;
+      continue;
+    }
     pairs.push([name, value]);
     const lower = name.toLowerCase();
     if (lower === 'content-length') contentLength = value;
+    else if (lower === 'host') host ??= value;
     else if (lower === 'content-type') contentType = contentType === undefined ? value : `${contentType}, ${value}`;
     for (let b = 0; b < bindings.length; b++) {
       const binding = bindings[b]!;
@@ -54,5 +62,5 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
       }
     }
   }
-  return { pairs, contentLength, contentType, bound };
+  return { pairs, contentLength, contentType, host, bound };
 }

@@ -56,12 +56,17 @@ export function parseJsonBody(bytes: Buffer, contentType: string | undefined): R
     throw new FerryError('INVALID_CONTENT_TYPE', 'The Content-Type must be application/json.');
   }
   if (bytes.length === 0) throw new FerryError('INVALID_JSON', 'The body is empty; a JSON object is expected.');
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new FerryError('INVALID_JSON', 'The body is not valid UTF-8.');
+  }
   let json: unknown;
   try {
-    json = JSON.parse(UTF8.decode(bytes));
+    json = JSON.parse(text);
   } catch (err) {
-    const why = err instanceof SyntaxError ? err.message : 'The body is not valid UTF-8.';
-    throw new FerryError('INVALID_JSON', `The body is not valid JSON: ${why}`);
+    throw new FerryError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (!isObject(json)) throw new FerryError('INVALID_JSON', 'The body must be a JSON object.');
   return json;

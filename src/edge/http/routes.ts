@@ -131,7 +131,7 @@ function readRoute(method: DescMethod): Route {
 
   const statusOverrides = opt.statusOverrides.map((o): StatusOverrideRoute => {
     const field = fieldByName(output, o.field) ?? fail(`status override names unknown field "${o.field}"`);
-    if (field.fieldKind !== 'enum') fail(`status override field "${o.field}" must be an enum`);
+    if (field.fieldKind !== 'enum') return fail(`status override field "${o.field}" must be an enum`);
     const value = field.enum.values.find((v) => v.name === o.value) ?? fail(`enum ${field.enum.typeName} has no value "${o.value}"`);
     return { field, value: value.number, status: checkStatus(o.status, fail) };
   });

@@ -91,6 +91,11 @@ export function awkwardBytes(): Uint8Array {
   return new Uint8Array([...Array.from({ length: 256 }, (_, i) => i), 0xc3, 0x28, 0xff, 0xfe, 0, 0]);
 }
 
+/** Byte equality without the element-by-element deep compare of the assertion library, slow on large arrays. */
+export function sameBytes(actual: Uint8Array | null | undefined, expected: Uint8Array): boolean {
+  return actual instanceof Uint8Array && Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength).equals(expected);
+}
+
 export function countFulfilled(results: ReadonlyArray<PromiseSettledResult<unknown>>): number {
   return results.filter((r) => r.status === 'fulfilled').length;
 }

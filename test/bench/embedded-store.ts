@@ -1,0 +1,70 @@
+// Throughput of request inserts through the embedded backend's group commit.
+// Usage: tsx test/bench/embedded-store.ts [directory for the database file, default: the OS temp directory]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import type { StoredRequest } from '../../src/domain/request.js';
+
+const dir = mkdtempSync(join(process.argv[2] ?? tmpdir(), 'ferry-bench-'));
+const backend = openEmbeddedBackend({ path: join(dir, 'bench.db') });
+const body = new TextEncoder().encode(JSON.stringify({ event: 'invoice.paid', amount: 4200, currency: 'EUR', note: 'x'.repeat(400) }));
+let sequence = 0;
+
+function request(): StoredRequest {
+  const now = Date.now();
+  sequence += 1;
+  return {
+    id: `req_bench_${String(sequence).padStart(10, '0')}`,
+    projectId: 'prj_bench',
+    url: 'https://hooks.example.com/billing',
+    method: 'POST',
+    headers: [['Authorization', 'Bearer abc'], ['X-Event', 'invoice.paid']],
+    body,
+    contentType: 'application/json',
+    maxAttempts: 3,
+    timeoutSeconds: 50,
+    queue: 'default',
+    metadata: { customer: 'cus_123' },
+    source: 'api',
+    replayedFromRequestId: null,
+    scheduleId: null,
+    status: 'queued',
+    scheduledAt: null,
+    dueAt: now,
+    attemptCount: 0,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: null,
+    completedAt: null,
+    cancelledAt: null,
+    cancelRequestedAt: null,
+    version: 1,
+  };
+}
+
+/** Runs `total` calls with at most `inFlight` outstanding and reports requests stored per second. */
+async function measure(label: string, total: number, inFlight: number, perCall: number): Promise<void> {
+  const started = performance.now();
+  let issued = 0;
+  const worker = async () => {
+    while (issued < total) {
+      issued += 1;
+      await backend.requests.insertMany(Array.from({ length: perCall }, request));
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  const perSecond = Math.round((total * perCall) / seconds);
+  console.log(`${label.padEnd(44)} ${String(perSecond).padStart(8)} requests/s  (${(seconds * 1000).toFixed(0)} ms)`);
+}
+
+try {
+  await measure('one at a time (a commit per insert)', 300, 1, 1);
+  await measure('single inserts, 100 in flight', 20_000, 100, 1);
+  await measure('single inserts, 2,000 in flight', 50_000, 2_000, 1);
+  await measure('batches of 100, 20 in flight', 500, 20, 100);
+} finally {
+  await backend.close();
+  rmSync(dir, { recursive: true, force: true });
+}

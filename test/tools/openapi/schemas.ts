@@ -1,0 +1,170 @@
+import { ScalarType } from '@bufbuild/protobuf';
+import type { DescEnum, DescField, DescMessage } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
+import { enumJsonNames } from '../../../src/edge/http/enum-names.js';
+import type { ProtoComments } from './comments.js';
+
+export type Schema = Record<string, unknown>;
+
+/** Which way a message travels: requests accept absent fields, responses always carry every field. */
+export type Direction = 'input' | 'output';
+
+const WKT_INPUT: Record<string, Schema> = {
+  'google.protobuf.Timestamp': { type: 'string', format: 'date-time' },
+  'google.protobuf.Value': {},
+  'google.protobuf.Struct': { type: 'object' },
+  'google.protobuf.ListValue': { type: 'array' },
+};
+
+const WKT_OUTPUT: Record<string, Schema> = {
+  'google.protobuf.Timestamp': { type: ['string', 'null'], format: 'date-time' },
+  // Any JSON value, null included, so there is nothing to add for an unset field.
+  'google.protobuf.Value': {},
+  'google.protobuf.Struct': { type: ['object', 'null'] },
+  'google.protobuf.ListValue': { type: ['array', 'null'] },
+};
+
+/**
+ * Component schemas mirroring the gateway's JSON reader and writer. Response schemas list every field as
+ * required and nullable exactly where the writer emits null; request schemas require nothing, because absence
+ * is checked by validation with better messages than a schema could give.
+ *
+ * A message used both ways gets two schemas: the response one keeps the message name, the request one is
+ * suffixed `Write`. Call `use` for every root before asking for names, so names do not depend on call order.
+ */
+export class SchemaSet {
+  private readonly used = { input: new Set<string>(), output: new Set<string>() };
+  private readonly schemas = new Map<string, Schema>();
+
+  constructor(private readonly comments: ProtoComments) {}
+
+  /** Records that `message` and every message under it travel in `direction`. */
+  use(message: DescMessage, direction: Direction): void {
+    if (message.typeName in WKT_INPUT || this.used[direction].has(message.typeName)) return;
+    this.used[direction].add(message.typeName);
+    for (const field of message.fields) if (field.message !== undefined) this.use(field.message, direction);
+  }
+
+  /** A reference to the schema of a message, building it on first use. */
+  ref(message: DescMessage, direction: Direction): Schema {
+    const name = this.name(message, direction);
+    if (!this.schemas.has(name)) {
+      this.schemas.set(name, {});
+      this.schemas.set(name, this.object(message, direction, new Set()));
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /** The schema of a request message minus the fields bound elsewhere, under its own name. */
+  named(name: string, message: DescMessage, excluded: ReadonlySet<string>): Schema {
+    if (this.schemas.has(name)) throw new Error(`schema name ${name} is taken`);
+    this.schemas.set(name, this.object(message, 'input', excluded));
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  /** The schema of one field's value, as the reader takes it or the writer writes it. */
+  field(field: DescField, direction: Direction): Schema {
+    const nullable = direction === 'output';
+    switch (field.fieldKind) {
+      case 'scalar':
+        return scalar(field.scalar, nullable && field.presence !== FeatureSet_FieldPresence.IMPLICIT);
+      case 'enum':
+        return maybeNull(this.enumRef(field.enum), nullable);
+      case 'message':
+        return this.message(field.message, direction);
+      case 'list':
+        return {
+          type: 'array',
+          items: field.listKind === 'scalar' ? scalar(field.scalar, false)
+            : field.listKind === 'enum' ? this.enumRef(field.enum) : this.message(field.message, direction, false),
+        };
+      case 'map':
+        return {
+          type: 'object',
+          additionalProperties: field.mapKind === 'scalar' ? scalar(field.scalar, false)
+            : field.mapKind === 'enum' ? this.enumRef(field.enum) : this.message(field.message, direction, false),
+        };
+    }
+  }
+
+  components(): Record<string, Schema> {
+    return Object.fromEntries(this.schemas);
+  }
+
+  private name(message: DescMessage, direction: Direction): string {
+    const both = this.used.input.has(message.typeName) && this.used.output.has(message.typeName);
+    return direction === 'input' && both ? `${message.name}Write` : message.name;
+  }
+
+  private message(message: DescMessage, direction: Direction, nullable = direction === 'output'): Schema {
+    const wkt = (nullable ? WKT_OUTPUT : WKT_INPUT)[message.typeName];
+    if (wkt !== undefined) return { ...wkt };
+    return maybeNull(this.ref(message, direction), nullable);
+  }
+
+  private object(message: DescMessage, direction: Direction, excluded: ReadonlySet<string>): Schema {
+    const properties: Record<string, Schema> = {};
+    for (const field of message.fields) {
+      if (excluded.has(field.name)) continue;
+      const description = this.comments.get(`${message.typeName}.${field.name}`);
+      properties[field.name] = { ...this.field(field, direction), ...(description ? { description } : {}) };
+    }
+    const description = this.comments.get(message.typeName);
+    return {
+      type: 'object',
+      ...(description ? { description } : {}),
+      ...(direction === 'output' ? { required: Object.keys(properties) } : {}),
+      properties,
+      additionalProperties: false,
+    };
+  }
+
+  private enumRef(desc: DescEnum): Schema {
+    const name = desc.name;
+    if (!this.schemas.has(name)) {
+      const values = enumJsonNames(desc);
+      const lines = values.map(({ value, json }) => {
+        const text = this.comments.get(`${desc.typeName}.${value.name}`);
+        return `- \`${json}\`${text ? `: ${text}` : ''}`;
+      });
+      const intro = this.comments.get(desc.typeName);
+      this.schemas.set(name, {
+        type: 'string',
+        description: [intro, ...lines].filter((s) => s !== undefined).join('\n'),
+        enum: values.map((v) => v.json),
+      });
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+}
+
+function maybeNull(schema: Schema, nullable: boolean): Schema {
+  return nullable ? { oneOf: [schema, { type: 'null' }] } : schema;
+}
+
+function scalar(type: ScalarType, nullable: boolean): Schema {
+  const schema = scalarSchema(type);
+  return nullable ? { ...schema, type: [schema.type, 'null'] } : schema;
+}
+
+function scalarSchema(type: ScalarType): Schema {
+  switch (type) {
+    case ScalarType.STRING:
+      return { type: 'string' };
+    case ScalarType.BOOL:
+      return { type: 'boolean' };
+    case ScalarType.BYTES:
+      return { type: 'string', contentEncoding: 'base64' };
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return { type: 'number' };
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+    case ScalarType.SINT64:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return { type: 'integer', format: 'int64' };
+    default:
+      return { type: 'integer', format: 'int32' };
+  }
+}
