@@ -9,8 +9,12 @@ export function parseOptions(argv: readonly string[]): Map<string, string> {
       options.set(arg.slice(2, eq), arg.slice(eq + 1));
     } else {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) options.set(arg.slice(2), 'true');
-      else options.set(arg.slice(2), next), i++;
+      if (next === undefined || next.startsWith('--')) {
+        options.set(arg.slice(2), 'true');
+      } else {
+        options.set(arg.slice(2), next);
+        i++;
+      }
     }
   }
   return options;
