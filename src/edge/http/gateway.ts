@@ -5,10 +5,10 @@ import { constants as h2 } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { create } from '@bufbuild/protobuf';
 import type { DescService, Message } from '@bufbuild/protobuf';
-import { createHandlerContext } from '@connectrpc/connect';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { FerryError } from '../../domain/errors.js';
 import { toFerryError } from '../errors.js';
+import { GatewayCallContext } from './call-context.js';
 import { ClientGone, readBody, TOO_LARGE } from './body.js';
 import { sendEmpty, sendError, sendJson, successEnvelope } from './envelope.js';
 import { scanHeaders } from './headers.js';
@@ -35,7 +35,6 @@ export interface GatewayOptions {
 export type GatewayRequest = IncomingMessage | Http2ServerRequest;
 export type GatewayResponse = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
 
-type HandlerContextController = ReturnType<typeof createHandlerContext>;
 
 const CALL_COMPLETE = new Error('The call is complete.');
 
@@ -106,17 +105,16 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
   }
 
   const { entry, captures } = match;
-  let context: HandlerContextController | undefined;
+  let context: GatewayCallContext | undefined;
   try {
     const request = entry.bind({ captures, query: q === -1 ? '' : url.slice(q + 1), headers, body });
-    const ctx = createHandlerContext({
-      service: entry.route.service,
-      method: entry.route.method,
-      protocolName: 'json',
-      requestMethod: method,
-      url: `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
-      requestHeader: headers.pairs,
-    });
+    const ctx = new GatewayCallContext(
+      entry.route.service,
+      entry.route.method,
+      method,
+      headers.pairs,
+      () => `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
+    );
     context = ctx;
     // Aborting the context itself, rather than linking a signal of our own, saves an AbortSignal per call.
     res.once('close', () => {

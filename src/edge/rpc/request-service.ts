@@ -16,6 +16,7 @@ import {
   SendResponseSchema,
   type RequestService,
 } from '../../gen/ferry/v1/request_service_pb.js';
+import { requestHeader } from '../request-headers.js';
 import { createInputOf, sendInputOf } from './from-proto.js';
 import { acceptanceToProto, attemptToProto, requestToProto, summaryToProto, ts } from './to-proto.js';
 
@@ -30,7 +31,7 @@ export interface RequestServiceDeps {
  * gateway calls the same functions. It only maps messages; rules live in the domain and the use cases.
  */
 export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof RequestService> {
-  const project = (ctx: HandlerContext): Promise<Project> => deps.auth.authenticate(ctx.requestHeader.get('authorization'));
+  const project = (ctx: HandlerContext): Promise<Project> => deps.auth.authenticate(requestHeader(ctx, 'authorization'));
   return {
     async send(req, ctx) {
       const accepted = await deps.commands.send(await project(ctx), sendInputOf(req), req.idempotencyKey);
