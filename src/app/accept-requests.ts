@@ -30,6 +30,8 @@ export class AcceptRequests {
     private readonly usage: UsageStore,
     private readonly guard: IdempotencyGuard,
     private readonly clock: Clock,
+    /** Told after new requests are durable, so delivery can look for due work at once. */
+    private readonly onAccepted: () => void = () => undefined,
   ) {}
 
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[]): Promise<Acceptance[]> {
@@ -72,6 +74,7 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item }) => this.toStored(project, item, now));
         await this.requests.insertMany(stored);
+        this.onAccepted();
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }
     } catch (err) {

@@ -3,6 +3,7 @@ import { FerryError } from '../domain/errors.js';
 import { hashSecret, isProjectId, newApiKey, newProjectId, parseApiKey } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import type { ProjectStore } from '../ports/projects.js';
+import { newSigningSecret } from '../domain/delivery/signature.js';
 
 export interface NewProjectInput {
   readonly name: string;
@@ -20,7 +21,7 @@ export class ProjectAdmin {
     private readonly clock: Clock,
   ) {}
 
-  async createProject(input: NewProjectInput): Promise<{ project: Project; apiKey: string }> {
+  async createProject(input: NewProjectInput): Promise<{ project: Project; apiKey: string; signingSecret: string }> {
     const name = input.name.trim();
     if (name.length === 0 || Buffer.byteLength(name) > 120) {
       throw new FerryError('INVALID_FIELD', 'The project name must be 1 to 120 bytes.', 'name');
@@ -36,7 +37,22 @@ export class ProjectAdmin {
     };
     await this.projects.createProject(project);
     const apiKey = await this.createKey(project.id);
-    return { project, apiKey };
+    const signingSecret = await this.rotateSigningSecret(project.id, 0);
+    return { project, apiKey, signingSecret };
+  }
+
+  /**
+   * Makes a new signing secret current; the previous ones keep signing for `overlapMs`, so receivers can switch
+   * without rejecting a delivery. Returns the new secret, shown once.
+   */
+  async rotateSigningSecret(projectId: string, overlapMs: number): Promise<string> {
+    if (!isProjectId(projectId) || (await this.projects.getProject(projectId)) === null) {
+      throw new FerryError('NOT_FOUND', `No project ${JSON.stringify(projectId)}.`);
+    }
+    const now = this.clock.now();
+    const { secret, encoded } = newSigningSecret();
+    await this.projects.rotateSigningSecret({ projectId, secret, createdAt: now, retiresAt: null }, now + overlapMs);
+    return encoded;
   }
 
   /** Creates another key for the project, e.g. to rotate keys without downtime. */

@@ -10,7 +10,9 @@ const USAGE = `Usage:
   ferry migrate                             create or upgrade the storage schema
   ferry project create --name NAME [--monthly-allowance N] [--schedule-allowance N] [--retention-days N]
   ferry key create --project PROJECT_ID     issue another API key for a project
-  ferry key revoke --key API_KEY_OR_KEY_ID  revoke an API key`;
+  ferry key revoke --key API_KEY_OR_KEY_ID  revoke an API key
+  ferry signing-secret rotate --project PROJECT_ID [--overlap-hours N]
+                                            make a new delivery signing secret current (old ones sign for N hours, default 24)`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, sub] = argv;
@@ -28,7 +30,7 @@ async function main(argv: readonly string[]): Promise<number> {
       if (sub !== 'create') break;
       return withAdmin(config, async (admin) => {
         const o = parseOptions(argv.slice(2));
-        const { project, apiKey } = await admin.createProject({
+        const { project, apiKey, signingSecret } = await admin.createProject({
           name: requiredOption(o, 'name'),
           monthlyAllowance: intOption(o, 'monthly-allowance'),
           scheduleAllowance: intOption(o, 'schedule-allowance'),
@@ -41,6 +43,7 @@ async function main(argv: readonly string[]): Promise<number> {
           schedule_allowance: project.scheduleAllowance,
           retention_days: project.retentionDays,
           api_key: apiKey,
+          signing_secret: signingSecret,
         });
       });
     case 'key': {
@@ -56,6 +59,16 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       break;
     }
+    case 'signing-secret': {
+      if (sub !== 'rotate') break;
+      const o = parseOptions(argv.slice(2));
+      return withAdmin(config, async (admin) => {
+        const projectId = requiredOption(o, 'project');
+        const hours = intOption(o, 'overlap-hours') ?? 24;
+        const secret = await admin.rotateSigningSecret(projectId, hours * 3_600_000);
+        print({ project_id: projectId, signing_secret: secret, previous_secrets_sign_for_hours: hours });
+      });
+    }
     case undefined:
     case 'help':
     case '--help':
@@ -67,11 +80,12 @@ async function main(argv: readonly string[]): Promise<number> {
 
 async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
   const service = await startService(config);
-  log('info', 'listening', {
+  log('info', service.server ? 'listening' : 'started', {
     host: config.host,
-    http_port: service.server.httpPort,
-    grpc_port: service.server.grpcPort,
+    http_port: service.server?.httpPort ?? null,
+    grpc_port: service.server?.grpcPort ?? null,
     tls: config.tls !== null,
+    roles: Object.entries(config.roles).flatMap(([role, on]) => (on ? [role] : [])),
     data_dir: config.dataDir,
   });
   return new Promise<number>((resolve) => {

@@ -18,6 +18,23 @@ export interface Config {
   readonly allowPrivateDestinations: boolean;
   /** How long a verified API key is trusted before it is looked up again (so a revocation applies within it). */
   readonly authCacheMs: number;
+  /** What this process does: serve the API, deliver requests, or both. */
+  readonly roles: { readonly api: boolean; readonly delivery: boolean };
+  readonly delivery: DeliveryConfig;
+}
+
+export interface DeliveryConfig {
+  readonly maxInFlight: number;
+  readonly maxPerHost: number;
+  readonly maxPerQueue: number;
+  readonly retryBaseMs: number;
+  readonly retryCapMs: number;
+  readonly retryAfterCapMs: number;
+  /** How long SIGTERM waits for attempts in flight before handing them back. */
+  readonly shutdownGraceMs: number;
+  /** Extra CA certificates (PEM) trusted for destinations, besides the system store. */
+  readonly caFile: string | null;
+  readonly idlePollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -43,6 +60,18 @@ export function loadConfig(env: Env = process.env): Config {
     tls: certFile && keyFile ? Object.freeze({ certFile, keyFile }) : null,
     allowPrivateDestinations: bool(env, 'FERRY_ALLOW_PRIVATE_DESTINATIONS', false),
     authCacheMs: int(env, 'FERRY_AUTH_CACHE_MS', 5000, 0, 3_600_000),
+    roles: roles(str(env, 'FERRY_ROLES', 'api,delivery')),
+    delivery: Object.freeze({
+      maxInFlight: int(env, 'FERRY_DELIVERY_MAX_IN_FLIGHT', 512, 1, 100_000),
+      maxPerHost: int(env, 'FERRY_DELIVERY_MAX_PER_HOST', 64, 1, 100_000),
+      maxPerQueue: int(env, 'FERRY_DELIVERY_MAX_PER_QUEUE', 256, 1, 100_000),
+      retryBaseMs: int(env, 'FERRY_RETRY_BASE_MS', 1000, 1, 3_600_000),
+      retryCapMs: int(env, 'FERRY_RETRY_CAP_MS', 3_600_000, 1, 86_400_000),
+      retryAfterCapMs: int(env, 'FERRY_RETRY_AFTER_CAP_MS', 3_600_000, 0, 86_400_000),
+      shutdownGraceMs: int(env, 'FERRY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+      caFile: env.FERRY_DELIVERY_CA_FILE || null,
+      idlePollMs: int(env, 'FERRY_DELIVERY_IDLE_POLL_MS', 1000, 10, 60_000),
+    }),
   });
 }
 
@@ -70,4 +99,13 @@ function bool(env: Env, key: string, fallback: boolean): boolean {
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
   throw new ConfigError(`${key} must be true or false, got "${v}"`);
+}
+
+function roles(value: string): Config['roles'] {
+  const names = value.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  for (const n of names) {
+    if (n !== 'api' && n !== 'delivery') throw new ConfigError(`FERRY_ROLES takes api and/or delivery, got "${n}"`);
+  }
+  if (names.length === 0) throw new ConfigError('FERRY_ROLES must name at least one role');
+  return Object.freeze({ api: names.includes('api'), delivery: names.includes('delivery') });
 }

@@ -1,5 +1,4 @@
-import type { RequestPatch } from '../ports/requests.js';
-import type { StoredRequest } from './request.js';
+import type { RequestPatch, StoredRequest } from './request.js';
 
 /** What a cancel call does to a request in a given state, following the API's state table. */
 export type CancelDecision =

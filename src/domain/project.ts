@@ -18,3 +18,15 @@ export interface ApiKeyRecord {
   readonly createdAt: number;
   readonly revokedAt: number | null;
 }
+
+/**
+ * A key that signs deliveries. Several are active during a rotation, so receivers can move to the new one while
+ * the old one still verifies.
+ */
+export interface SigningSecret {
+  readonly projectId: string;
+  readonly secret: Uint8Array;
+  readonly createdAt: number;
+  /** When the secret stops signing; null while it is the current one. */
+  readonly retiresAt: number | null;
+}

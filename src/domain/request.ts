@@ -105,3 +105,11 @@ export function acceptanceOf(r: StoredRequest): Acceptance {
     createdAt: r.createdAt,
   };
 }
+
+/** Fields a conditional update may change. */
+export type RequestPatch = Partial<
+  Pick<
+    StoredRequest,
+    'status' | 'dueAt' | 'attemptCount' | 'updatedAt' | 'startedAt' | 'completedAt' | 'cancelledAt' | 'cancelRequestedAt'
+  >
+>;

@@ -1,4 +1,4 @@
-import type { AttemptRecord, HttpMethod, RequestSource, RequestStatus, StoredRequest } from '../domain/request.js';
+import type { AttemptRecord, HttpMethod, RequestPatch, RequestSource, RequestStatus, StoredRequest } from '../domain/request.js';
 
 /** A page position: the list is ordered by (createdAt desc, id desc). */
 export interface ListPosition {
@@ -26,13 +26,7 @@ export interface RequestListQuery {
   readonly limit: number;
 }
 
-/** Fields a conditional update may change. */
-export type RequestPatch = Partial<
-  Pick<
-    StoredRequest,
-    'status' | 'dueAt' | 'attemptCount' | 'updatedAt' | 'startedAt' | 'completedAt' | 'cancelledAt' | 'cancelRequestedAt'
-  >
->;
+export type { RequestPatch } from '../domain/request.js';
 
 /**
  * Durable storage of requests and their attempts. Every write resolves only once it is durable. Conditional
@@ -73,6 +67,14 @@ export interface RequestStore {
    * process, never return the same request.
    */
   claimDue(now: number, limit: number, leaseUntil: number): Promise<StoredRequest[]>;
+  /** The earliest `dueAt` among requests `claimDue` could claim (including expired leases), or null. */
+  nextDueAt(): Promise<number | null>;
+  /**
+   * Makes every `delivering` request claimable at once (`dueAt = now`), bumping its version so a worker still
+   * holding it cannot record over the next owner. Only a process that knows no other process delivers from this
+   * storage may call it: the embedded single-process mode does at start, after a crash.
+   */
+  releaseLeases(now: number): Promise<number>;
   /** Completed attempts of a request, oldest first; empty when the request is not in this project. */
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]>;
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
+import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { Authenticator } from '../app/authenticate.js';
 import { IdempotencyGuard } from '../app/idempotency-guard.js';
@@ -13,6 +15,12 @@ import { served, startServer, type RunningServer } from '../edge/server.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import type { Backend } from '../ports/backend.js';
+import { DeliveryEngine } from '../workers/delivery/engine.js';
+import type { DeliveryEvent } from '../workers/delivery/events.js';
+import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
+import { log } from './log.js';
+
+export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 
 /** The composition root: the only place that knows which adapters exist. */
 export function openBackend(config: Config): Backend {
@@ -24,40 +32,84 @@ export function projectAdmin(backend: Backend, clock: Clock = systemClock): Proj
 }
 
 export interface RunningService {
-  readonly server: RunningServer;
-  /** Stops listening, lets in-flight calls finish, then closes storage. */
+  /** The API listeners, when this process serves the API. */
+  readonly server: RunningServer | null;
+  /** Stops listening, finishes or hands back attempts in flight, then closes storage. */
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, clock: Clock = systemClock): Promise<RunningService> {
+export interface ServiceHooks {
+  readonly clock?: Clock;
+  readonly onDeliveryEvent?: (event: DeliveryEvent) => void;
+}
+
+export async function startService(config: Config, hooks: ServiceHooks = {}): Promise<RunningService> {
+  const clock = hooks.clock ?? systemClock;
   const backend = openBackend(config);
+  let engine: DeliveryEngine | null = null;
+  let server: RunningServer | null = null;
   try {
-    const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
-    const guard = new IdempotencyGuard(backend.idempotency, clock);
-    const acceptor = new AcceptRequests(backend.requests, backend.usage, guard, clock);
-    const impl = requestServiceImpl({
-      auth: new Authenticator(backend.projects, clock, config.authCacheMs),
-      commands: new RequestCommands(acceptor, backend.requests, clock, {
-        allowPrivateDestinations: config.allowPrivateDestinations,
-      }),
-      queries: new RequestQueries(backend.requests, clock, cursorSecret),
-    });
-    const server = await startServer({
-      host: config.host,
-      httpPort: config.httpPort,
-      grpcPort: config.grpcPort,
-      tls: config.tls,
-      services: [served(RequestService, impl)],
-    });
-    return {
-      server,
-      async stop() {
-        await server.close();
-        await backend.close();
-      },
-    };
+    if (config.roles.delivery) {
+      // The embedded backend has one process: whatever it held when it stopped is nobody's now.
+      await backend.requests.releaseLeases(clock.now());
+      const secrets = new SigningSecretCache(backend.projects, clock);
+      engine = new DeliveryEngine({
+        requests: backend.requests,
+        transport: createHttpTransport({
+          allowPrivateDestinations: config.allowPrivateDestinations,
+          ca: config.delivery.caFile ? readFileSync(config.delivery.caFile) : undefined,
+          userAgent: USER_AGENT,
+        }),
+        clock,
+        signingSecrets: (projectId) => secrets.get(projectId),
+        retry: {
+          baseMs: config.delivery.retryBaseMs,
+          capMs: config.delivery.retryCapMs,
+          retryAfterCapMs: config.delivery.retryAfterCapMs,
+        },
+        maxInFlight: config.delivery.maxInFlight,
+        maxPerHost: config.delivery.maxPerHost,
+        maxPerQueue: config.delivery.maxPerQueue,
+        idlePollMs: config.delivery.idlePollMs,
+        userAgent: USER_AGENT,
+        onEvent: (event) => {
+          if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });
+          hooks.onDeliveryEvent?.(event);
+        },
+      });
+      engine.start();
+    }
+    if (config.roles.api) {
+      const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
+      const guard = new IdempotencyGuard(backend.idempotency, clock);
+      const wake = engine ? () => engine!.wake() : undefined;
+      const acceptor = new AcceptRequests(backend.requests, backend.usage, guard, clock, wake);
+      const impl = requestServiceImpl({
+        auth: new Authenticator(backend.projects, clock, config.authCacheMs),
+        commands: new RequestCommands(acceptor, backend.requests, clock, {
+          allowPrivateDestinations: config.allowPrivateDestinations,
+        }),
+        queries: new RequestQueries(backend.requests, clock, cursorSecret),
+      });
+      server = await startServer({
+        host: config.host,
+        httpPort: config.httpPort,
+        grpcPort: config.grpcPort,
+        tls: config.tls,
+        services: [served(RequestService, impl)],
+      });
+    }
   } catch (err) {
+    await engine?.stop(0);
     await backend.close();
     throw err;
   }
+  return {
+    server,
+    async stop() {
+      await server?.close();
+      await engine?.stop(config.delivery.shutdownGraceMs);
+      await backend.close();
+    },
+  };
 }

@@ -1,18 +1,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/adapters/embedded/database.js';
 import { MIGRATIONS } from '../../src/adapters/embedded/migrations.js';
+import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
+import { VersionConflict } from '../../src/ports/requests.js';
+import { PROJECT_A, T0, aRequest, anAttempt } from './suite/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferry-embedded-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let files = 0;
 const opened: EmbeddedDatabase[] = [];
+const others: Database.Database[] = [];
 afterEach(async () => {
+  for (const other of others.splice(0)) other.close();
   await Promise.all(opened.splice(0).map((db) => db.close()));
 });
 
@@ -23,96 +29,110 @@ function open(options: Partial<EmbeddedDatabaseOptions> = {}): { db: EmbeddedDat
   return { db, path };
 }
 
-function putSecret(db: EmbeddedDatabase, name: string): void {
-  db.statement('INSERT INTO secrets (name, value) VALUES (?, ?)').run(name, new Uint8Array([1]));
+/** A connection of its own: what it sees is committed, not merely applied. */
+function otherConnection(path: string): Database.Database {
+  const other = new Database(path);
+  others.push(other);
+  return other;
+}
+
+function putSecret(db: EmbeddedDatabase, name: string, value = new Uint8Array([1])): Promise<Uint8Array> {
+  return db.write('getOrCreateSecret', { name, candidate: value });
+}
+
+function project(id: string) {
+  return { id, name: id, monthlyAllowance: 1, scheduleAllowance: 1, retentionDays: 1, createdAt: T0 };
 }
 
 function secretNames(db: EmbeddedDatabase): string[] {
   return db.read(() => db.statement('SELECT name FROM secrets ORDER BY name').pluck().all() as string[]);
 }
 
-describe('EmbeddedDatabase group commit', () => {
-  it('runs the writes queued in one turn as one group and settles them only after it committed', async () => {
-    const { db } = open();
-    const events: string[] = [];
-    const writes = Array.from({ length: 20 }, (_, i) =>
-      db
-        .write(() => {
-          events.push(`run ${i}`);
-          putSecret(db, `s${i}`);
-          return i;
-        })
-        .then((v) => events.push(`done ${v}`)),
-    );
-    await Promise.all(writes);
-    expect(events.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `run ${i}`));
-    expect(events.slice(20)).toEqual(Array.from({ length: 20 }, (_, i) => `done ${i}`));
+describe('EmbeddedDatabase group commit on the writer thread', () => {
+  it('commits the writes queued in one turn as one group and settles each only once it is committed', async () => {
+    const { db, path } = open();
+    const other = otherConnection(path);
+    const committed = other.prepare('SELECT 1 FROM secrets WHERE name = ?').pluck();
+    const groupsBefore = db.groupCount;
+    const seen = await Promise.all(Array.from({ length: 20 }, (_, i) => putSecret(db, `s${i}`).then(() => committed.get(`s${i}`))));
+    expect(seen).toEqual(Array.from({ length: 20 }, () => 1));
+    expect(db.groupCount - groupsBefore).toBe(1);
   });
 
   it('commits at most maxGroupSize writes together', async () => {
     const { db } = open({ maxGroupSize: 4 });
-    const events: string[] = [];
+    const groupsBefore = db.groupCount;
+    await Promise.all(Array.from({ length: 10 }, (_, i) => putSecret(db, `s${i}`)));
+    expect(db.groupCount - groupsBefore).toBe(3);
+    expect(secretNames(db)).toHaveLength(10);
+  });
+
+  it('shows a resolved write to the very next read on the reading connection', async () => {
+    const { db } = open();
+    const store = new EmbeddedRequestStore(db);
     await Promise.all(
-      Array.from({ length: 10 }, (_, i) => db.write(() => events.push(`run ${i}`)).then(() => events.push(`done ${i}`))),
-    );
-    expect(events.slice(0, 5)).toEqual(['run 0', 'run 1', 'run 2', 'run 3', 'done 0']);
-    expect(events.indexOf('run 4')).toBeGreaterThan(events.indexOf('done 3'));
-  });
-
-  it('undoes and rejects only the write that threw', async () => {
-    const { db } = open();
-    const results = await Promise.allSettled([
-      db.write(() => putSecret(db, 'a')),
-      db.write(() => {
-        putSecret(db, 'b');
-        throw new RangeError('no');
+      Array.from({ length: 200 }, async () => {
+        const r = aRequest();
+        await store.insertMany([r]);
+        expect((await store.get(PROJECT_A, r.id))?.id).toBe(r.id);
+        const updated = await store.update(PROJECT_A, r.id, 1, { attemptCount: 1 });
+        expect(await store.get(PROJECT_A, r.id)).toStrictEqual(updated);
       }),
-      db.write(() => putSecret(db, 'a')),
-      db.write(() => putSecret(db, 'c')),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
-    expect((results[2] as PromiseRejectedResult).reason).not.toBeInstanceOf(StorageUnavailable);
-    expect(secretNames(db)).toEqual(['a', 'c']);
+    );
   });
 
-  it('refuses an asynchronous write function, which would escape the transaction', async () => {
+  it('undoes and rejects only the write that failed, with the port error it failed with', async () => {
     const { db } = open();
-    await expect(db.write(async () => putSecret(db, 'late'))).rejects.toThrow(/synchronous/);
-    expect(secretNames(db)).toEqual([]);
+    const store = new EmbeddedRequestStore(db);
+    const r = aRequest({ status: 'delivering' });
+    await store.insertMany([r]);
+    await store.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+
+    const groupsBefore = db.groupCount;
+    const results = await Promise.allSettled([
+      db.write('createProject', project('prj_a')),
+      // The patch applies, then the attempt collides with the stored one: the patch must be undone too.
+      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 2, attempt: anAttempt(r.id, 1), patch: { attemptCount: 9 } }),
+      db.write('updateRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, patch: { attemptCount: 5 } }),
+      db.write('createProject', project('prj_a')),
+      db.write('createProject', project('prj_c')),
+    ]);
+    expect(db.groupCount - groupsBefore).toBe(1);
+    expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected', 'fulfilled']);
+    const reasons = results.map((x) => (x.status === 'rejected' ? (x.reason as Error) : null));
+    expect(reasons[1]).toBeInstanceOf(StorageUnavailable);
+    expect(reasons[1]?.message).toMatch(/SQLITE_CONSTRAINT/);
+    expect(reasons[2]).toBeInstanceOf(VersionConflict);
+    expect(reasons[3]).toBeInstanceOf(StorageUnavailable);
+    expect(await store.get(PROJECT_A, r.id)).toMatchObject({ attemptCount: 1, version: 2 });
+    expect(await store.listAttempts(PROJECT_A, r.id)).toHaveLength(1);
+    expect(db.read(() => db.statement('SELECT id FROM projects ORDER BY id').pluck().all())).toEqual(['prj_a', 'prj_c']);
   });
 
   it('fails fast with StorageUnavailable once too many writes are waiting', async () => {
     const { db } = open({ maxPendingWrites: 3 });
-    const accepted = [1, 2, 3].map(() => db.write(() => 1));
-    await expect(db.write(() => 1)).rejects.toBeInstanceOf(StorageUnavailable);
-    await expect(Promise.all(accepted)).resolves.toEqual([1, 1, 1]);
-    await expect(db.write(() => 2)).resolves.toBe(2);
+    const accepted = [1, 2, 3].map((i) => putSecret(db, `s${i}`));
+    await expect(putSecret(db, 's4')).rejects.toBeInstanceOf(StorageUnavailable);
+    await expect(Promise.all(accepted)).resolves.toHaveLength(3);
+    await expect(putSecret(db, 's5')).resolves.toBeInstanceOf(Uint8Array);
   });
 
   it('rejects the whole group with StorageUnavailable when another process holds the write lock', async () => {
     const { db, path } = open({ busyTimeoutMs: 50 });
-    const other = new Database(path);
-    try {
-      other.exec('BEGIN IMMEDIATE');
-      const results = await Promise.allSettled([db.write(() => putSecret(db, 'x')), db.write(() => 2)]);
-      for (const r of results) expect(r.status === 'rejected' && r.reason instanceof StorageUnavailable).toBe(true);
-      other.exec('ROLLBACK');
-      await expect(db.write(() => putSecret(db, 'y'))).resolves.toBeUndefined();
-      expect(secretNames(db)).toEqual(['y']);
-    } finally {
-      other.close();
-    }
+    const other = otherConnection(path);
+    other.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled([putSecret(db, 'x'), db.write('createProject', project('prj_x'))]);
+    for (const r of results) expect(r.status === 'rejected' && r.reason instanceof StorageUnavailable).toBe(true);
+    other.exec('ROLLBACK');
+    await expect(putSecret(db, 'y')).resolves.toBeInstanceOf(Uint8Array);
+    expect(secretNames(db)).toEqual(['y']);
   });
 
   it('reports a full disk as StorageUnavailable for the write that hit it', async () => {
-    const { db } = open();
-    const pages = db.read(() => db.statement('PRAGMA page_count').pluck().get() as number);
-    db.read(() => db.statement(`PRAGMA max_page_count = ${pages}`).get());
-    const big = new Uint8Array(1024 * 1024);
-    await expect(db.write(() => db.statement('INSERT INTO secrets VALUES (?, ?)').run('big', big))).rejects.toBeInstanceOf(
-      StorageUnavailable,
-    );
+    // A cap below the current size holds the file at its current size.
+    const { db } = open({ maxPageCount: 1 });
+    await expect(putSecret(db, 'big', new Uint8Array(1024 * 1024))).rejects.toBeInstanceOf(StorageUnavailable);
+    expect(secretNames(db)).toEqual([]);
   });
 
   it('applies the schema once and reopens a file at its current version', async () => {
@@ -128,11 +148,28 @@ describe('EmbeddedDatabase group commit', () => {
 
   it('refuses writes once closing and converts reads after close to StorageUnavailable', async () => {
     const { db } = open();
-    const before = db.write(() => putSecret(db, 'before'));
+    const before = putSecret(db, 'before');
     const closed = db.close();
-    await expect(db.write(() => 1)).rejects.toBeInstanceOf(StorageUnavailable);
+    await expect(putSecret(db, 'after')).rejects.toBeInstanceOf(StorageUnavailable);
     await closed;
-    await expect(before).resolves.toBeUndefined();
+    await expect(before).resolves.toBeInstanceOf(Uint8Array);
     expect(() => secretNames(db)).toThrow(StorageUnavailable);
+  });
+
+  it('fails every pending and later write with StorageUnavailable when the writer thread dies', async () => {
+    const { db } = open();
+    await putSecret(db, 'first');
+    const queued = Array.from({ length: 5 }, (_, i) => putSecret(db, `queued${i}`));
+    // A message the writer cannot take kills it before it reaches the writes handed over after it.
+    const worker = (db as unknown as { worker: Worker }).worker;
+    const stopped = new Promise((resolve) => worker.once('exit', resolve));
+    worker.postMessage(42);
+    for (const result of await Promise.allSettled(queued)) {
+      expect(result.status === 'rejected' && result.reason instanceof StorageUnavailable).toBe(true);
+    }
+    await stopped;
+    await expect(putSecret(db, 'later')).rejects.toBeInstanceOf(StorageUnavailable);
+    expect(secretNames(db)).toEqual(['first']);
+    await db.close();
   });
 });

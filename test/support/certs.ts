@@ -21,3 +21,14 @@ export function selfSignedCertificate(): TestCertificate {
   ], { stdio: 'ignore' });
   return { certFile, keyFile, cert: readFileSync(certFile) };
 }
+
+let shared: TestCertificate | undefined;
+
+/**
+ * One certificate per test process, so every destination a test starts is trusted through the same CA file
+ * (NODE_EXTRA_CA_CERTS of a spawned server, or a transport's `ca`), and openssl runs only once.
+ */
+export function sharedSelfSignedCertificate(): TestCertificate {
+  shared ??= selfSignedCertificate();
+  return shared;
+}

@@ -72,10 +72,10 @@ export async function ferryCli(dataDir: string, args: readonly string[]): Promis
 export async function createProject(
   dataDir: string,
   opts: { name?: string; monthlyAllowance?: number; retentionDays?: number } = {},
-): Promise<{ projectId: string; apiKey: string }> {
+): Promise<{ projectId: string; apiKey: string; signingSecret: string }> {
   const args = ['project', 'create', '--name', opts.name ?? 'test'];
   if (opts.monthlyAllowance !== undefined) args.push('--monthly-allowance', String(opts.monthlyAllowance));
   if (opts.retentionDays !== undefined) args.push('--retention-days', String(opts.retentionDays));
   const out = await ferryCli(dataDir, args);
-  return { projectId: out.project_id as string, apiKey: out.api_key as string };
+  return { projectId: out.project_id as string, apiKey: out.api_key as string, signingSecret: out.signing_secret as string };
 }

@@ -15,7 +15,8 @@ export interface FerryFixture {
 export function useFerry(opts: { env?: Record<string, string>; monthlyAllowance?: number } = {}): FerryFixture {
   const fixture = {} as FerryFixture;
   beforeAll(async () => {
-    const ferry = await startFerry({ env: { FERRY_AUTH_CACHE_MS: '0', ...opts.env } });
+    // Acceptance tests look at requests as accepted, so by default no delivery moves them on.
+    const ferry = await startFerry({ env: { FERRY_AUTH_CACHE_MS: '0', FERRY_ROLES: 'api', ...opts.env } });
     const { projectId, apiKey } = await createProject(ferry.dataDir, { monthlyAllowance: opts.monthlyAllowance });
     Object.assign(fixture, {
       ferry,

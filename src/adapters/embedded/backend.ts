@@ -15,7 +15,8 @@ export interface EmbeddedBackend extends Backend {
 
 /**
  * Opens (creating and migrating if needed) the SQLite file at `options.path` and builds every store on one
- * connection. Other processes may open the same file at once; writes then wait for each other's locks.
+ * EmbeddedDatabase: reads on this thread, writes on its writer thread. Other processes may open the same file at
+ * once; writes then wait for each other's locks.
  */
 export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBackend {
   const db = new EmbeddedDatabase(options);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { StorageUnavailable } from '../../ports/errors.js';
+import { VersionConflict } from '../../ports/requests.js';
 
 /**
  * Primary result codes that say the storage itself failed (locked by another process, disk full, I/O error,
@@ -47,4 +48,33 @@ export function asStorageUnavailable(err: unknown, during: string): StorageUnava
   const converted = toPortError(err, during);
   if (converted instanceof StorageUnavailable) return converted;
   return new StorageUnavailable(`Embedded storage failed during ${during}.`, { cause: err });
+}
+
+/** A failed write as it crosses from the writer thread: error classes and causes do not survive a clone. */
+export interface WriteErrorData {
+  readonly kind: 'VersionConflict' | 'StorageUnavailable' | 'other';
+  readonly message: string;
+}
+
+/** On the writer thread: the port error a write failed with, as plain data. */
+export function writeErrorToData(err: unknown, during: string): WriteErrorData {
+  const converted = toPortError(err, during);
+  if (converted instanceof VersionConflict) return { kind: 'VersionConflict', message: converted.message };
+  if (converted instanceof StorageUnavailable) return { kind: 'StorageUnavailable', message: converted.message };
+  if (converted instanceof Error) {
+    const code = (converted as { code?: unknown }).code;
+    const detail = typeof code === 'string' ? `${converted.name} ${code}` : converted.name;
+    return { kind: 'other', message: `${detail}: ${converted.message}` };
+  }
+  return { kind: 'other', message: String(converted) };
+}
+
+/**
+ * On the main thread: the port error again. Anything but a version conflict or a storage failure (a constraint
+ * violation, a bug in an op) can no longer be told apart from a storage fault here; it keeps its message.
+ */
+export function writeErrorFromData(data: WriteErrorData): Error {
+  if (data.kind === 'VersionConflict') return new VersionConflict(data.message);
+  if (data.kind === 'StorageUnavailable') return new StorageUnavailable(data.message);
+  return new StorageUnavailable(`Embedded storage refused a write: ${data.message}`);
 }

@@ -98,6 +98,17 @@ export const MIGRATIONS: readonly string[] = [
     value BLOB NOT NULL
   ) STRICT;
   `,
+  `
+  -- Several secrets sign at once during a rotation; rowid orders secrets created in the same millisecond.
+  CREATE TABLE signing_secrets (
+    project_id TEXT NOT NULL,
+    secret BLOB NOT NULL,
+    created_at INTEGER NOT NULL,
+    retires_at INTEGER
+  ) STRICT;
+
+  CREATE INDEX signing_secrets_by_project ON signing_secrets (project_id, created_at DESC);
+  `,
 ];
 
 /**

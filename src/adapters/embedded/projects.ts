@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Project } from '../../domain/project.js';
+import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
 import type { ProjectStore } from '../../ports/projects.js';
 import type { EmbeddedDatabase } from './database.js';
 import { plainBytes } from './bytes.js';
@@ -24,12 +24,7 @@ export class EmbeddedProjectStore implements ProjectStore {
   constructor(private readonly db: EmbeddedDatabase) {}
 
   async createProject(p: Project): Promise<void> {
-    await this.db.write(() => {
-      this.db
-        .statement(`INSERT INTO projects (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
-          VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt);
-    });
+    await this.db.write('createProject', p);
   }
 
   async getProject(id: string): Promise<Project | null> {
@@ -46,11 +41,7 @@ export class EmbeddedProjectStore implements ProjectStore {
   }
 
   async createApiKey(k: ApiKeyRecord): Promise<void> {
-    await this.db.write(() => {
-      this.db
-        .statement('INSERT INTO api_keys (key_id, project_id, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
-        .run(k.keyId, k.projectId, k.secretHash, k.createdAt, k.revokedAt);
-    });
+    await this.db.write('createApiKey', k);
   }
 
   async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {
@@ -66,9 +57,17 @@ export class EmbeddedProjectStore implements ProjectStore {
   }
 
   revokeApiKey(keyId: string, at: number): Promise<boolean> {
-    // The first revocation time is kept: revoking again changes nothing but still reports the key as known.
-    return this.db.write(
-      () => this.db.statement('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?').run(at, keyId).changes === 1,
-    );
+    return this.db.write('revokeApiKey', { keyId, at });
+  }
+
+  async activeSigningSecrets(projectId: string, now: number): Promise<SigningSecret[]> {
+    const sql = `SELECT project_id, secret, created_at, retires_at FROM signing_secrets
+      WHERE project_id = ? AND (retires_at IS NULL OR retires_at > ?) ORDER BY created_at DESC, rowid DESC`;
+    const rows = this.db.read(() => this.db.rawStatement(sql).all(projectId, now)) as Array<[string, Uint8Array, number, number | null]>;
+    return rows.map((row) => ({ projectId: row[0], secret: plainBytes(row[1])!, createdAt: row[2], retiresAt: row[3] }));
+  }
+
+  rotateSigningSecret(secret: SigningSecret, retireOthersAt: number): Promise<void> {
+    return this.db.write('rotateSigningSecret', { secret, retireOthersAt });
   }
 }

@@ -1,149 +1,115 @@
-import { plainBytes } from './bytes.js';
+import type Database from 'better-sqlite3';
 import type { AttemptRecord, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
+import { plainBytes } from './bytes.js';
 
-/** A `requests` row as SQLite returns it. */
-export interface RequestRow {
-  id: string;
-  project_id: string;
-  url: string;
-  url_lower: string;
-  method: string;
-  headers: string;
-  body: Uint8Array | null;
-  content_type: string | null;
-  max_attempts: number;
-  timeout_seconds: number;
-  queue: string;
-  metadata: string;
-  source: string;
-  replayed_from_request_id: string | null;
-  schedule_id: string | null;
-  status: string;
-  scheduled_at: number | null;
-  due_at: number | null;
-  attempt_count: number;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  completed_at: number | null;
-  cancelled_at: number | null;
-  cancel_requested_at: number | null;
-  version: number;
-}
+// Rows cross the driver as positional values: binding by name and reading keyed row objects cost a property
+// lookup or creation per column for every row.
 
-export const REQUEST_COLUMNS = [
-  'id', 'project_id', 'url', 'url_lower', 'method', 'headers', 'body', 'content_type', 'max_attempts',
-  'timeout_seconds', 'queue', 'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status',
-  'scheduled_at', 'due_at', 'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at',
-  'cancelled_at', 'cancel_requested_at', 'version',
-] as const satisfies ReadonlyArray<keyof RequestRow>;
+/** Statuses `claimDue` takes, spelled as in the partial index `requests_due` so queries can use it. */
+export const CLAIMABLE_SQL = "('queued', 'scheduled', 'delivering')";
+
+/** Columns read back into a request, in the order of `RequestValues`. */
+const READ_COLUMNS = [
+  'id', 'project_id', 'url', 'method', 'headers', 'body', 'content_type', 'max_attempts', 'timeout_seconds',
+  'queue', 'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
+  'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
+  'version',
+] as const;
+
+/** A `requests` row read in raw mode with `REQUEST_SELECT_LIST`. */
+type RequestValues = [
+  id: string, project_id: string, url: string, method: string, headers: string, body: Uint8Array | null,
+  content_type: string | null, max_attempts: number, timeout_seconds: number, queue: string, metadata: string,
+  source: string, replayed_from_request_id: string | null, schedule_id: string | null, status: string,
+  scheduled_at: number | null, due_at: number | null, attempt_count: number, created_at: number, updated_at: number,
+  started_at: number | null, completed_at: number | null, cancelled_at: number | null,
+  cancel_requested_at: number | null, version: number,
+];
+
+/** For SELECT and RETURNING of statements whose rows go through `requestFromValues`, prepared in raw mode. */
+export const REQUEST_SELECT_LIST = READ_COLUMNS.join(', ');
+
+export const INSERT_REQUEST = `INSERT INTO requests (url_lower, ${REQUEST_SELECT_LIST})
+  VALUES (${['url_lower', ...READ_COLUMNS].map(() => '?').join(', ')})`;
 
 /** Lower-cased once at write time so the URL search needs no per-row function call. */
 export function lowerUrl(url: string): string {
   return url.toLowerCase();
 }
 
-export function requestToRow(r: StoredRequest): RequestRow {
-  return {
-    id: r.id,
-    project_id: r.projectId,
-    url: r.url,
-    url_lower: lowerUrl(r.url),
-    method: r.method,
+/** Runs `INSERT_REQUEST` for one request. Only headers and metadata need JSON: they have no column of their own. */
+export function insertRequest(insert: Database.Statement, r: StoredRequest): void {
+  insert.run(
+    lowerUrl(r.url), r.id, r.projectId, r.url, r.method,
     // An array of pairs keeps order, spelling and repeated names exactly as given.
-    headers: JSON.stringify(r.headers),
-    body: r.body,
-    content_type: r.contentType,
-    max_attempts: r.maxAttempts,
-    timeout_seconds: r.timeoutSeconds,
-    queue: r.queue,
-    metadata: JSON.stringify(r.metadata),
-    source: r.source,
-    replayed_from_request_id: r.replayedFromRequestId,
-    schedule_id: r.scheduleId,
-    status: r.status,
-    scheduled_at: r.scheduledAt,
-    due_at: r.dueAt,
-    attempt_count: r.attemptCount,
-    created_at: r.createdAt,
-    updated_at: r.updatedAt,
-    started_at: r.startedAt,
-    completed_at: r.completedAt,
-    cancelled_at: r.cancelledAt,
-    cancel_requested_at: r.cancelRequestedAt,
-    version: r.version,
+    JSON.stringify(r.headers),
+    r.body, r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
+    r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
+    r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
+  );
+}
+
+export function requestFromValues(v: unknown): StoredRequest {
+  const row = v as RequestValues;
+  return {
+    id: row[0],
+    projectId: row[1],
+    url: row[2],
+    method: row[3] as HttpMethod,
+    headers: JSON.parse(row[4]) as HeaderEntry[],
+    body: plainBytes(row[5]),
+    contentType: row[6],
+    maxAttempts: row[7],
+    timeoutSeconds: row[8],
+    queue: row[9],
+    metadata: JSON.parse(row[10]) as Record<string, string>,
+    source: row[11] as RequestSource,
+    replayedFromRequestId: row[12],
+    scheduleId: row[13],
+    status: row[14] as RequestStatus,
+    scheduledAt: row[15],
+    dueAt: row[16],
+    attemptCount: row[17],
+    createdAt: row[18],
+    updatedAt: row[19],
+    startedAt: row[20],
+    completedAt: row[21],
+    cancelledAt: row[22],
+    cancelRequestedAt: row[23],
+    version: row[24],
   };
 }
 
-export function requestFromRow(row: RequestRow): StoredRequest {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    url: row.url,
-    method: row.method as HttpMethod,
-    headers: JSON.parse(row.headers) as HeaderEntry[],
-    body: plainBytes(row.body),
-    contentType: row.content_type,
-    maxAttempts: row.max_attempts,
-    timeoutSeconds: row.timeout_seconds,
-    queue: row.queue,
-    metadata: JSON.parse(row.metadata) as Record<string, string>,
-    source: row.source as RequestSource,
-    replayedFromRequestId: row.replayed_from_request_id,
-    scheduleId: row.schedule_id,
-    status: row.status as RequestStatus,
-    scheduledAt: row.scheduled_at,
-    dueAt: row.due_at,
-    attemptCount: row.attempt_count,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    cancelledAt: row.cancelled_at,
-    cancelRequestedAt: row.cancel_requested_at,
-    version: row.version,
-  };
+export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code,
+  error_message, duration_ms, started_at, completed_at, retry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function insertAttempt(insert: Database.Statement, projectId: string, a: AttemptRecord): void {
+  insert.run(
+    a.requestId, a.attemptNumber, projectId, a.status, a.responseStatusCode, a.errorMessage, a.durationMs,
+    a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry),
+  );
 }
 
-/** An `attempts` row as SQLite returns it. */
-export interface AttemptRow {
-  request_id: string;
-  attempt_number: number;
-  project_id: string;
-  status: string;
-  response_status_code: number | null;
-  error_message: string | null;
-  duration_ms: number;
-  started_at: number;
-  completed_at: number;
-  retry: string | null;
-}
+/** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
+export const ATTEMPT_SELECT_LIST =
+  'request_id, attempt_number, status, response_status_code, error_message, duration_ms, started_at, completed_at, retry';
 
-export function attemptToRow(projectId: string, a: AttemptRecord): AttemptRow {
-  return {
-    request_id: a.requestId,
-    attempt_number: a.attemptNumber,
-    project_id: projectId,
-    status: a.status,
-    response_status_code: a.responseStatusCode,
-    error_message: a.errorMessage,
-    duration_ms: a.durationMs,
-    started_at: a.startedAt,
-    completed_at: a.completedAt,
-    retry: a.retry === null ? null : JSON.stringify(a.retry),
-  };
-}
+type AttemptValues = [
+  request_id: string, attempt_number: number, status: string, response_status_code: number | null,
+  error_message: string | null, duration_ms: number, started_at: number, completed_at: number, retry: string | null,
+];
 
-export function attemptFromRow(row: AttemptRow): AttemptRecord {
+export function attemptFromValues(v: unknown): AttemptRecord {
+  const row = v as AttemptValues;
   return {
-    requestId: row.request_id,
-    attemptNumber: row.attempt_number,
-    status: row.status as AttemptRecord['status'],
-    responseStatusCode: row.response_status_code,
-    errorMessage: row.error_message,
-    durationMs: row.duration_ms,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-    retry: row.retry === null ? null : (JSON.parse(row.retry) as RetryDecision),
+    requestId: row[0],
+    attemptNumber: row[1],
+    status: row[2] as AttemptRecord['status'],
+    responseStatusCode: row[3],
+    errorMessage: row[4],
+    durationMs: row[5],
+    startedAt: row[6],
+    completedAt: row[7],
+    retry: row[8] === null ? null : (JSON.parse(row[8]) as RetryDecision),
   };
 }

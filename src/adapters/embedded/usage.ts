@@ -1,11 +1,6 @@
 import type { UsageStore } from '../../ports/usage.js';
 import type { EmbeddedDatabase } from './database.js';
 
-// The limit is checked in the same statement that adds, so concurrent reservations can never overspend.
-const RESERVE = `INSERT INTO usage (project_id, period, used) VALUES (@projectId, @period, @count)
-  ON CONFLICT (project_id, period) DO UPDATE SET used = used + excluded.used
-  WHERE usage.used + excluded.used <= @limit`;
-
 export class EmbeddedUsageStore implements UsageStore {
   constructor(private readonly db: EmbeddedDatabase) {}
 
@@ -13,15 +8,13 @@ export class EmbeddedUsageStore implements UsageStore {
     assertCount(count);
     if (count > limit) return false;
     if (count === 0) return true;
-    return this.db.write(() => this.db.statement(RESERVE).run({ projectId, period, count, limit }).changes === 1);
+    return this.db.write('reserveUsage', { projectId, period, count, limit });
   }
 
   async release(projectId: string, period: string, count: number): Promise<void> {
     assertCount(count);
     if (count === 0) return;
-    await this.db.write(() => {
-      this.db.statement('UPDATE usage SET used = MAX(0, used - ?) WHERE project_id = ? AND period = ?').run(count, projectId, period);
-    });
+    await this.db.write('releaseUsage', { projectId, period, count });
   }
 
   async used(projectId: string, period: string): Promise<number> {

@@ -18,6 +18,8 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       await first.idempotency.completeAll(PROJECT_A, [{ key: 'k', outcome: '"done"' }]);
       await first.usage.reserve(PROJECT_A, '2030-01', 3, 10);
       const secret = await first.secrets.getOrCreate('s', new Uint8Array([9, 9]));
+      const signing = { projectId: PROJECT_A, secret: new Uint8Array([7, 7, 7]), createdAt: T0, retiresAt: null };
+      await first.projects.rotateSigningSecret(signing, T0);
       await first.close();
 
       const second = await storage.open();
@@ -29,6 +31,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
         expect((await second.idempotency.get(PROJECT_A, 'k', T0))?.outcome).toBe('"done"');
         expect(await second.usage.used(PROJECT_A, '2030-01')).toBe(3);
         expect(await second.secrets.getOrCreate('s', new Uint8Array([0]))).toStrictEqual(secret);
+        expect(await second.projects.activeSigningSecrets(PROJECT_A, T0)).toStrictEqual([signing]);
       } finally {
         await second.close();
       }

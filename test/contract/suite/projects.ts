@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Project } from '../../../src/domain/project.js';
-import { PROJECT_A, T0, useBackend, type BackendFactory } from './harness.js';
+import type { ApiKeyRecord, Project, SigningSecret } from '../../../src/domain/project.js';
+import { PROJECT_A, PROJECT_B, T0, awkwardBytes, useBackend, type BackendFactory } from './harness.js';
 
-/** Projects and API keys: ProjectStore. */
+/** Projects, API keys and signing secrets: ProjectStore. */
 export function describeProjectStoreContract(makeBackend: BackendFactory): void {
   describe('ProjectStore', () => {
     const backend = useBackend(makeBackend);
@@ -43,6 +43,32 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       expect(await store().revokeApiKey(key.keyId, T0 + 200)).toBe(true);
       expect((await store().getApiKey(key.keyId))?.revokedAt).not.toBeNull();
       expect(await store().revokeApiKey('key_unknown', T0)).toBe(false);
+    });
+
+    const secret = (n: number, projectId = PROJECT_A): SigningSecret => ({
+      projectId,
+      secret: new Uint8Array(32).fill(n),
+      createdAt: T0 + n,
+      retiresAt: null,
+    });
+
+    it('keeps a rotated-out signing secret active until it retires, newest first', async () => {
+      expect(await store().activeSigningSecrets(PROJECT_A, T0)).toEqual([]);
+      const first = { ...secret(1), secret: awkwardBytes() };
+      await store().rotateSigningSecret(first, T0 + 1);
+      expect(await store().activeSigningSecrets(PROJECT_A, T0 + 1)).toStrictEqual([first]);
+
+      await store().rotateSigningSecret(secret(2), T0 + 1_000);
+      await store().rotateSigningSecret(secret(3, PROJECT_B), T0 + 3);
+      expect(await store().activeSigningSecrets(PROJECT_A, T0 + 999)).toStrictEqual([secret(2), { ...first, retiresAt: T0 + 1_000 }]);
+      expect(await store().activeSigningSecrets(PROJECT_A, T0 + 1_000)).toStrictEqual([secret(2)]);
+      expect(await store().activeSigningSecrets(PROJECT_B, T0 + 1_000)).toStrictEqual([secret(3, PROJECT_B)]);
+    });
+
+    it('retires the other current secret at once when the overlap is zero', async () => {
+      await store().rotateSigningSecret(secret(1), T0 + 1);
+      await store().rotateSigningSecret(secret(2), T0 + 2);
+      expect(await store().activeSigningSecrets(PROJECT_A, T0 + 2)).toStrictEqual([secret(2)]);
     });
   });
 }

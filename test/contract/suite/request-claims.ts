@@ -5,7 +5,7 @@ import { PROJECT_A, PROJECT_B, T0, aRequest, anAttempt, useBackend, type Backend
 const SECOND = 1_000;
 const LEASE = 90 * SECOND;
 
-/** How delivery workers take due requests: RequestStore.claimDue. */
+/** How delivery workers take due requests: RequestStore.claimDue, nextDueAt and releaseLeases. */
 export function describeRequestClaimContract(makeBackend: BackendFactory): void {
   describe('RequestStore: claiming due work', () => {
     const backend = useBackend(makeBackend);
@@ -75,6 +75,35 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
       });
       expect(done.status).toBe('succeeded');
       expect(await store().claimDue(now + 10 * LEASE, 10, now + 11 * LEASE)).toEqual([]);
+    });
+
+    it('reports the earliest due time among claimable requests, expired leases included', async () => {
+      expect(await store().nextDueAt()).toBeNull();
+      await store().insertMany([
+        aRequest({ status: 'succeeded', dueAt: null }),
+        aRequest({ status: 'cancelled', dueAt: now - 50 * SECOND }),
+        aRequest({ status: 'scheduled', dueAt: now + 5 * SECOND }),
+      ]);
+      expect(await store().nextDueAt()).toBe(now + 5 * SECOND);
+      await store().insertMany([aRequest({ status: 'delivering', dueAt: now - 7 * SECOND }), aRequest({ dueAt: now })]);
+      expect(await store().nextDueAt()).toBe(now - 7 * SECOND);
+    });
+
+    it('releases every lease at once, fencing off the workers that held them', async () => {
+      const waiting = aRequest({ status: 'scheduled', dueAt: now + LEASE });
+      await store().insertMany([aRequest({ dueAt: now }), aRequest({ dueAt: now }), waiting]);
+      const held = await store().claimDue(now, 10, now + LEASE);
+      expect(held).toHaveLength(2);
+
+      expect(await store().releaseLeases(now + 1)).toBe(2);
+      for (const h of held) {
+        expect(await store().get(PROJECT_A, h.id)).toMatchObject({ status: 'delivering', dueAt: now + 1, version: h.version + 1 });
+        await expect(store().update(PROJECT_A, h.id, h.version, { status: 'failed' })).rejects.toBeInstanceOf(VersionConflict);
+      }
+      expect(await store().get(PROJECT_A, waiting.id)).toStrictEqual(waiting);
+      expect((await store().claimDue(now + 1, 10, now + LEASE)).map((r) => r.id).sort()).toEqual(held.map((r) => r.id).sort());
+      expect(await store().releaseLeases(now + 2)).toBe(2);
+      await store().claimDue(now + 2, 10, now + LEASE);
     });
 
     it('claims nothing for a limit of zero', async () => {

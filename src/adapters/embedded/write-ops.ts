@@ -1,0 +1,177 @@
+import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
+import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
+import { VersionConflict, type RequestPatch } from '../../ports/requests.js';
+import { plainBytes } from './bytes.js';
+import type { Connection } from './connection.js';
+import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
+
+// Every write the embedded backend makes, by name. They run on the writer thread, so arguments and results are
+// plain data that survives a structured clone, and each op is synchronous: it runs inside a savepoint of the
+// group transaction and is undone when it throws.
+
+/** Patchable fields and their columns, in a fixed order so each patch shape compiles to one cached statement. */
+const PATCH_COLUMNS = {
+  status: 'status',
+  dueAt: 'due_at',
+  attemptCount: 'attempt_count',
+  updatedAt: 'updated_at',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+  cancelledAt: 'cancelled_at',
+  cancelRequestedAt: 'cancel_requested_at',
+} as const satisfies Record<keyof Required<RequestPatch>, string>;
+const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
+
+export const SELECT_LIVE_IDEMPOTENCY = `SELECT project_id, key, fingerprint, outcome, claimed_at, expires_at
+  FROM idempotency WHERE project_id = ? AND key = ? AND expires_at > ?`;
+
+// Expired records are still in the table until purged; a claim replaces them in place.
+const UPSERT_CLAIM = `INSERT INTO idempotency (project_id, key, fingerprint, outcome, claimed_at, expires_at)
+  VALUES (?, ?, ?, NULL, ?, ?)
+  ON CONFLICT (project_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, outcome = NULL,
+    claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+  WHERE idempotency.expires_at <= ?`;
+
+// The limit is checked in the same statement that adds, so concurrent reservations can never overspend.
+const RESERVE = `INSERT INTO usage (project_id, period, used) VALUES (?, ?, ?)
+  ON CONFLICT (project_id, period) DO UPDATE SET used = used + excluded.used
+  WHERE usage.used + excluded.used <= ?`;
+
+export interface UpdateArgs {
+  readonly projectId: string;
+  readonly id: string;
+  readonly expectedVersion: number;
+  readonly patch: RequestPatch;
+}
+
+export const writeOps = {
+  insertRequests(db: Connection, requests: readonly StoredRequest[]): void {
+    const insert = db.statement(INSERT_REQUEST);
+    for (const r of requests) insertRequest(insert, r);
+  },
+
+  updateRequest(db: Connection, a: UpdateArgs): StoredRequest {
+    return applyPatch(db, a);
+  },
+
+  recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): StoredRequest {
+    // The conditional update goes first: on conflict the op stops before the attempt is stored.
+    const updated = applyPatch(db, a);
+    insertAttempt(db.statement(INSERT_ATTEMPT), a.projectId, a.attempt);
+    return updated;
+  },
+
+  claimDue(db: Connection, a: { readonly now: number; readonly limit: number; readonly leaseUntil: number }): StoredRequest[] {
+    const due = db
+      .statement(`SELECT id FROM requests WHERE status IN ${CLAIMABLE_SQL} AND due_at <= ? ORDER BY due_at, id LIMIT ?`)
+      .pluck()
+      .all(a.now, a.limit) as string[];
+    const claim = db.rawStatement(`UPDATE requests SET status = 'delivering', due_at = ?, updated_at = ?,
+      started_at = COALESCE(started_at, ?), version = version + 1 WHERE id = ? RETURNING ${REQUEST_SELECT_LIST}`);
+    return due.map((id) => requestFromValues(claim.get(a.leaseUntil, a.now, a.now, id)));
+  },
+
+  releaseLeases(db: Connection, a: { readonly now: number }): number {
+    return db.statement("UPDATE requests SET due_at = ?, version = version + 1 WHERE status = 'delivering'").run(a.now).changes;
+  },
+
+  claimIdempotency(db: Connection, a: { readonly claims: readonly IdempotencyClaim[]; readonly now: number }): ClaimResult[] {
+    // Check and insert run in one op, so no other claim can come between them.
+    const select = db.rawStatement(SELECT_LIVE_IDEMPOTENCY);
+    const existing = a.claims.map((c) => select.get(c.projectId, c.key, a.now));
+    if (existing.some((row) => row !== undefined)) {
+      return existing.map((row): ClaimResult => (row === undefined ? { claimed: true } : { claimed: false, existing: idempotencyFromValues(row) }));
+    }
+    const upsert = db.statement(UPSERT_CLAIM);
+    for (const c of a.claims) upsert.run(c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, a.now);
+    return a.claims.map((): ClaimResult => ({ claimed: true }));
+  },
+
+  takeOverIdempotency(db: Connection, a: { readonly claim: IdempotencyClaim; readonly staleBefore: number }): boolean {
+    const c = a.claim;
+    const sql = `UPDATE idempotency SET fingerprint = ?, claimed_at = ?, expires_at = ?
+      WHERE project_id = ? AND key = ? AND outcome IS NULL AND claimed_at < ?`;
+    return db.statement(sql).run(c.fingerprint, c.claimedAt, c.expiresAt, c.projectId, c.key, a.staleBefore).changes === 1;
+  },
+
+  completeIdempotency(db: Connection, a: { readonly projectId: string; readonly outcomes: ReadonlyArray<{ key: string; outcome: string }> }): void {
+    const complete = db.statement('UPDATE idempotency SET outcome = ? WHERE project_id = ? AND key = ? AND outcome IS NULL');
+    for (const o of a.outcomes) complete.run(o.outcome, a.projectId, o.key);
+  },
+
+  releaseIdempotency(db: Connection, a: { readonly projectId: string; readonly keys: readonly string[] }): void {
+    const release = db.statement('DELETE FROM idempotency WHERE project_id = ? AND key = ? AND outcome IS NULL');
+    for (const key of a.keys) release.run(a.projectId, key);
+  },
+
+  purgeIdempotency(db: Connection, a: { readonly now: number; readonly limit: number }): number {
+    const sql = `DELETE FROM idempotency WHERE (project_id, key) IN
+      (SELECT project_id, key FROM idempotency WHERE expires_at <= ? LIMIT ?)`;
+    return db.statement(sql).run(a.now, a.limit).changes;
+  },
+
+  reserveUsage(db: Connection, a: { readonly projectId: string; readonly period: string; readonly count: number; readonly limit: number }): boolean {
+    return db.statement(RESERVE).run(a.projectId, a.period, a.count, a.limit).changes === 1;
+  },
+
+  releaseUsage(db: Connection, a: { readonly projectId: string; readonly period: string; readonly count: number }): void {
+    db.statement('UPDATE usage SET used = MAX(0, used - ?) WHERE project_id = ? AND period = ?').run(a.count, a.projectId, a.period);
+  },
+
+  createProject(db: Connection, p: Project): void {
+    db.statement(`INSERT INTO projects (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
+      VALUES (?, ?, ?, ?, ?, ?)`).run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt);
+  },
+
+  createApiKey(db: Connection, k: ApiKeyRecord): void {
+    db.statement('INSERT INTO api_keys (key_id, project_id, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
+      .run(k.keyId, k.projectId, k.secretHash, k.createdAt, k.revokedAt);
+  },
+
+  revokeApiKey(db: Connection, a: { readonly keyId: string; readonly at: number }): boolean {
+    // The first revocation time is kept: revoking again changes nothing but still reports the key as known.
+    return db.statement('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE key_id = ?').run(a.at, a.keyId).changes === 1;
+  },
+
+  rotateSigningSecret(db: Connection, a: { readonly secret: SigningSecret; readonly retireOthersAt: number }): void {
+    const s = a.secret;
+    db.statement('UPDATE signing_secrets SET retires_at = ? WHERE project_id = ? AND retires_at IS NULL').run(a.retireOthersAt, s.projectId);
+    db.statement('INSERT INTO signing_secrets (project_id, secret, created_at, retires_at) VALUES (?, ?, ?, ?)')
+      .run(s.projectId, s.secret, s.createdAt, s.retiresAt);
+  },
+
+  getOrCreateSecret(db: Connection, a: { readonly name: string; readonly candidate: Uint8Array }): Uint8Array {
+    db.statement('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)').run(a.name, a.candidate);
+    return plainBytes(db.statement('SELECT value FROM secrets WHERE name = ?').pluck().get(a.name) as Uint8Array)!;
+  },
+} satisfies Record<string, (db: Connection, args: never) => unknown>;
+
+export type WriteOps = typeof writeOps;
+export type WriteOpName = keyof WriteOps;
+export type WriteArgs<N extends WriteOpName> = Parameters<WriteOps[N]>[1];
+export type WriteResult<N extends WriteOpName> = ReturnType<WriteOps[N]>;
+
+/** Throws VersionConflict so the op's savepoint undoes everything it did. */
+function applyPatch(db: Connection, a: UpdateArgs): StoredRequest {
+  const values: Array<string | number | null> = [];
+  let sets = '';
+  for (const field of PATCH_FIELDS) {
+    const value = a.patch[field];
+    if (value === undefined) continue;
+    sets += `${PATCH_COLUMNS[field]} = ?, `;
+    values.push(value);
+  }
+  const sql = `UPDATE requests SET ${sets}version = version + 1
+    WHERE id = ? AND project_id = ? AND version = ? RETURNING ${REQUEST_SELECT_LIST}`;
+  const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion);
+  if (row === undefined) {
+    throw new VersionConflict(`Request ${a.id} is not at version ${a.expectedVersion} in project ${a.projectId}.`);
+  }
+  return requestFromValues(row);
+}
+
+export function idempotencyFromValues(v: unknown): IdempotencyRecord {
+  const row = v as [string, string, string, string | null, number, number];
+  return { projectId: row[0], key: row[1], fingerprint: row[2], outcome: row[3], claimedAt: row[4], expiresAt: row[5] };
+}

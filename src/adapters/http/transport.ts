@@ -1,0 +1,74 @@
+import { lookup as systemLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import type { TimedOutcome } from '../../domain/delivery/outcome.js';
+import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-transport.js';
+import { runAttempt, type AttemptSettings } from './attempt.js';
+import { createGuardedConnector, type TcpConnect } from './guarded-connector.js';
+import { createGuardedLookup } from './guarded-lookup.js';
+import { secureContextWithExtraCa } from './trust-store.js';
+
+export interface HttpTransportOptions {
+  /** Development and tests only: lets loopback and private destinations through all three guards. */
+  readonly allowPrivateDestinations: boolean;
+  /** Resolver in the style of dns.lookup (the default); tests inject one to script DNS answers and rebinding. */
+  readonly lookup?: LookupFunction;
+  /** How much of a response body is read before the connection is dropped instead (default 64 KiB). */
+  readonly maxResponseBytes?: number;
+  /** Keep-alive connections kept per origin (default 32). */
+  readonly connectionsPerOrigin?: number;
+  /** One more trusted CA, on top of Node's default roots and NODE_EXTRA_CA_CERTS. */
+  readonly ca?: string | Buffer;
+  /** Sent as User-Agent unless the request carries its own. */
+  readonly userAgent?: string;
+  /** Upper bound for TCP plus TLS on a new connection, whatever the attempt's own deadline (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** Tests only: opens the raw TCP connection instead of net.connect, to land a socket where DNS never pointed. */
+  readonly tcpConnect?: TcpConnect;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+const DEFAULT_CONNECTIONS_PER_ORIGIN = 32;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Delivers attempts over HTTP/1.1 with undici: keep-alive connections per origin, no redirects followed, response
+ * bodies read only up to a bound, and no connection to a non-public address unless allowPrivateDestinations.
+ */
+export function createHttpTransport(opts: HttpTransportOptions): DeliveryTransport {
+  const settings: AttemptSettings = {
+    allowPrivate: opts.allowPrivateDestinations,
+    maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    userAgent: opts.userAgent,
+  };
+  const connector = createGuardedConnector({
+    allowPrivate: opts.allowPrivateDestinations,
+    lookup: createGuardedLookup(opts.lookup ?? (systemLookup as LookupFunction), opts.allowPrivateDestinations),
+    secureContext: secureContextWithExtraCa(opts.ca),
+    connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(opts.tcpConnect === undefined ? {} : { tcpConnect: opts.tcpConnect }),
+  });
+  const agent = new Agent({
+    connect: connector.connect,
+    connections: opts.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+  });
+  let closing: Promise<void> | null = null;
+
+  return {
+    async send(req: OutboundRequest): Promise<TimedOutcome> {
+      const startedAt = Date.now();
+      const started = performance.now();
+      const outcome = await runAttempt(agent, req, settings);
+      return { outcome, startedAt, durationMs: Math.round(performance.now() - started) };
+    },
+    close(): Promise<void> {
+      // undici refuses a second close; shutdown paths may well call this more than once.
+      closing ??= (async () => {
+        connector.close();
+        await agent.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,263 @@
+import type { Clock } from '../../domain/clock.js';
+import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
+import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
+import type { StoredRequest } from '../../domain/request.js';
+import type { DeliveryTransport } from '../../ports/delivery-transport.js';
+import { VersionConflict, type RequestStore } from '../../ports/requests.js';
+import type { DeliveryEvent } from './events.js';
+import { ConcurrencyLimits } from './limits.js';
+import { outboundRequest } from './outbound.js';
+import { settlement } from './settle.js';
+
+export interface DeliveryEngineOptions {
+  readonly requests: RequestStore;
+  readonly transport: DeliveryTransport;
+  readonly clock: Clock;
+  /** Active signing secrets of a project, newest first. */
+  readonly signingSecrets: (projectId: string) => Promise<readonly Uint8Array[]>;
+  readonly retry: RetryConfig;
+  readonly maxInFlight: number;
+  readonly maxPerHost: number;
+  readonly maxPerQueue: number;
+  /** Longest sleep between looks at the store when nothing is known to be due. */
+  readonly idlePollMs: number;
+  readonly userAgent: string;
+  readonly random?: () => number;
+  readonly onEvent?: (event: DeliveryEvent) => void;
+}
+
+/** A claimed request waiting for a free slot of its host and queue. */
+interface Waiting {
+  readonly request: StoredRequest;
+  readonly host: string;
+  readonly queue: string;
+  readonly since: number;
+}
+
+/** A claim may outlive the longest attempt (5 minutes) by this much before another worker may take it over. */
+const LEASE_MS = 6 * 60_000;
+/** A claimed request that finds its host or queue busy this long is handed back so it does not hold a slot. */
+const HAND_BACK_AFTER_MS = 2_000;
+const HAND_BACK_DELAY_MS = 1_000;
+
+/**
+ * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
+ * bounded whatever the backlog), sends each attempt within the global, per-host and per-queue limits, and
+ * records every outcome with a conditional write. A crash at any point leaves the request claimable again.
+ */
+export class DeliveryEngine {
+  private readonly limits: ConcurrencyLimits;
+  private readonly waiting: Waiting[] = [];
+  private readonly inFlight = new Map<string, AbortController>();
+  private readonly settled = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private again = false;
+  private stopping = false;
+
+  constructor(private readonly o: DeliveryEngineOptions) {
+    this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue);
+  }
+
+  start(): void {
+    this.wake();
+  }
+
+  /** Looks for due work now, e.g. because a request was just accepted. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.ticking = true;
+    void this.tick().finally(() => {
+      this.ticking = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /**
+   * Stops claiming, lets attempts in flight finish within `graceMs`, then aborts the rest; unfinished and
+   * waiting requests are handed back to the store, due at once, for the next process.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    const waiting = this.waiting.splice(0);
+    await Promise.all(waiting.map((w) => this.handBack(w.request, 0)));
+    const deadline = setTimeout(() => {
+      for (const controller of this.inFlight.values()) controller.abort();
+    }, graceMs);
+    while (this.settled.size > 0) await Promise.all([...this.settled]);
+    clearTimeout(deadline);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      this.handBackStale();
+      const now = this.o.clock.now();
+      const next = await this.o.requests.nextDueAt();
+      const free = this.o.maxInFlight - this.limits.inFlight - this.waiting.length;
+      if (next !== null && next <= now && free > 0) {
+        const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS);
+        for (const r of claimed) this.enqueue(r);
+        this.dispatch();
+        // Look again at once: more may have fallen due; finishing attempts also wake the engine.
+        if (claimed.length > 0 && claimed.length < free) this.again = true;
+        else this.schedule(this.o.idlePollMs);
+        return;
+      }
+      this.schedule(next === null || free <= 0 ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
+    } catch (err) {
+      this.emit({ type: 'engine_error', error: String(err) });
+      this.schedule(this.o.idlePollMs);
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopping) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), ms);
+  }
+
+  private enqueue(request: StoredRequest): void {
+    this.waiting.push({ request, host: hostOf(request.url), queue: `${request.projectId}/${request.queue}`, since: this.o.clock.now() });
+  }
+
+  /** Starts every waiting request whose host and queue have a free slot, oldest claim first. */
+  private dispatch(): void {
+    for (let i = 0; i < this.waiting.length && this.limits.inFlight < this.limits.maxTotal; ) {
+      const w = this.waiting[i]!;
+      if (!this.limits.canStart(w.host, w.queue)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.limits.start(w.host, w.queue);
+      const done = this.deliver(w.request)
+        .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
+        .finally(() => {
+          this.limits.finish(w.host, w.queue);
+          this.settled.delete(done);
+          if (!this.stopping) {
+            this.dispatch();
+            this.wake();
+          }
+        });
+      this.settled.add(done);
+    }
+  }
+
+  private handBackStale(): void {
+    const now = this.o.clock.now();
+    for (let i = 0; i < this.waiting.length; ) {
+      const w = this.waiting[i]!;
+      if (now - w.since < HAND_BACK_AFTER_MS) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      void this.handBack(w.request, HAND_BACK_DELAY_MS);
+    }
+  }
+
+  private async handBack(r: StoredRequest, delayMs: number): Promise<void> {
+    const now = this.o.clock.now();
+    try {
+      await this.o.requests.update(r.projectId, r.id, r.version, { status: 'queued', dueAt: now + delayMs, updatedAt: now });
+    } catch (err) {
+      // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
+      if (!(err instanceof VersionConflict)) this.emit({ type: 'engine_error', error: String(err) });
+    }
+  }
+
+  private async deliver(claimed: StoredRequest): Promise<void> {
+    const attemptNumber = claimed.attemptCount + 1;
+    if (claimed.cancelRequestedAt !== null) {
+      // Cancelled while a previous owner held it: no further attempt starts.
+      await this.cancelWithoutAttempt(claimed);
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.set(claimed.id, controller);
+    let outcome: AttemptOutcome;
+    let startedAt: number;
+    let durationMs: number;
+    try {
+      const secrets = await this.o.signingSecrets(claimed.projectId);
+      const now = this.o.clock.now();
+      this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber });
+      const request = { ...outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent), signal: controller.signal };
+      ({ outcome, startedAt, durationMs } = await this.o.transport.send(request));
+    } finally {
+      this.inFlight.delete(claimed.id);
+    }
+    if (outcome.kind === 'aborted') {
+      await this.handBack(claimed, 0);
+      return;
+    }
+    const completedAt = this.o.clock.now();
+    const decision = decideAttempt({
+      outcome,
+      attemptNumber,
+      maxAttempts: claimed.maxAttempts,
+      timeoutSeconds: claimed.timeoutSeconds,
+      completedAt,
+      config: this.o.retry,
+      random: this.o.random ?? Math.random,
+    });
+    await this.record(claimed, attemptNumber, decision, { startedAt, durationMs, completedAt });
+  }
+
+  /** Records the attempt; when a cancel landed meanwhile, records it again under the cancel's new version. */
+  private async record(
+    claimed: StoredRequest,
+    attemptNumber: number,
+    decision: ReturnType<typeof decideAttempt>,
+    timing: { startedAt: number; durationMs: number; completedAt: number },
+  ): Promise<void> {
+    let current = claimed;
+    for (let tries = 0; tries < 5; tries++) {
+      const { attempt, patch } = settlement(current, attemptNumber, decision, timing);
+      try {
+        const stored = await this.o.requests.recordAttempt(current.projectId, current.id, current.version, attempt, patch);
+        this.emit({ type: 'attempt_finished', requestId: stored.id, attemptNumber, requestStatus: stored.status });
+        return;
+      } catch (err) {
+        if (!(err instanceof VersionConflict)) throw err;
+        const fresh = await this.o.requests.get(current.projectId, current.id);
+        // Only a cancel may change a request we hold; anything else means our claim was taken over.
+        if (fresh === null || fresh.status !== 'delivering' || fresh.dueAt !== claimed.dueAt) {
+          this.emit({ type: 'claim_lost', requestId: claimed.id });
+          return;
+        }
+        current = fresh;
+      }
+    }
+  }
+
+  private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
+    const now = this.o.clock.now();
+    try {
+      await this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt: now, dueAt: null, updatedAt: now });
+    } catch (err) {
+      if (!(err instanceof VersionConflict)) throw err;
+    }
+  }
+
+  private emit(event: DeliveryEvent): void {
+    this.o.onEvent?.(event);
+  }
+}
+
+function hostOf(url: string): string {
+  const start = url.indexOf('//') + 2;
+  const end = url.indexOf('/', start);
+  return url.slice(start, end === -1 ? undefined : end).toLowerCase();
+}

@@ -1,0 +1,45 @@
+/**
+ * Counts attempts in flight per key (destination host, project queue) and overall, so one slow or busy
+ * destination or queue can take only its share of the delivery slots.
+ */
+export class ConcurrencyLimits {
+  private total = 0;
+  private readonly perHost = new Map<string, number>();
+  private readonly perQueue = new Map<string, number>();
+
+  constructor(
+    readonly maxTotal: number,
+    readonly maxPerHost: number,
+    readonly maxPerQueue: number,
+  ) {}
+
+  get inFlight(): number {
+    return this.total;
+  }
+
+  canStart(host: string, queue: string): boolean {
+    return (
+      this.total < this.maxTotal &&
+      (this.perHost.get(host) ?? 0) < this.maxPerHost &&
+      (this.perQueue.get(queue) ?? 0) < this.maxPerQueue
+    );
+  }
+
+  start(host: string, queue: string): void {
+    this.total++;
+    this.perHost.set(host, (this.perHost.get(host) ?? 0) + 1);
+    this.perQueue.set(queue, (this.perQueue.get(queue) ?? 0) + 1);
+  }
+
+  finish(host: string, queue: string): void {
+    this.total--;
+    decrement(this.perHost, host);
+    decrement(this.perQueue, queue);
+  }
+}
+
+function decrement(map: Map<string, number>, key: string): void {
+  const n = (map.get(key) ?? 1) - 1;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+}

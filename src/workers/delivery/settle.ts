@@ -1,0 +1,39 @@
+import type { AttemptDecision } from '../../domain/delivery/policy.js';
+import type { AttemptRecord, RequestPatch, StoredRequest } from '../../domain/request.js';
+
+/**
+ * What an attempt's end does to its request. A cancel recorded while the attempt was in flight wins over a retry
+ * (no further attempt starts) but not over a success: the destination did get the request.
+ */
+export function settlement(
+  r: StoredRequest,
+  attemptNumber: number,
+  decision: AttemptDecision,
+  timing: { readonly startedAt: number; readonly durationMs: number; readonly completedAt: number },
+): { attempt: AttemptRecord; patch: RequestPatch } {
+  const { completedAt } = timing;
+  const cancelled = r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded';
+  const base = { attemptCount: attemptNumber, updatedAt: completedAt };
+  let patch: RequestPatch;
+  if (cancelled) {
+    patch = { ...base, status: 'cancelled', cancelledAt: completedAt, dueAt: null };
+  } else if (decision.requestStatus === 'queued') {
+    patch = { ...base, status: 'queued', dueAt: decision.retry!.nextAttemptAt };
+  } else {
+    patch = { ...base, status: decision.requestStatus, completedAt, dueAt: null };
+  }
+  return {
+    attempt: {
+      requestId: r.id,
+      attemptNumber,
+      status: decision.attemptStatus,
+      responseStatusCode: decision.responseStatusCode,
+      errorMessage: decision.errorMessage,
+      durationMs: timing.durationMs,
+      startedAt: timing.startedAt,
+      completedAt,
+      retry: cancelled ? null : decision.retry,
+    },
+    patch,
+  };
+}
