@@ -59,6 +59,8 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
           allowPrivateDestinations: config.allowPrivateDestinations,
           ca: config.delivery.caFile ? readFileSync(config.delivery.caFile) : undefined,
           userAgent: USER_AGENT,
+          // One connection per concurrent attempt: HTTP/1.1 sends one request at a time on a connection.
+          connectionsPerOrigin: config.delivery.maxPerHost,
         }),
         clock,
         signingSecrets: (projectId) => secrets.get(projectId),

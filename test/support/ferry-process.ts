@@ -26,7 +26,9 @@ export function newDataDir(): string {
 /** Starts the built `ferry serve` on free ports and waits until it reports that it listens. */
 export async function startFerry(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<FerryProcess> {
   const dataDir = opts.dataDir ?? newDataDir();
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  // Extra node flags for the server only, e.g. FERRY_TEST_NODE_ARGS="--cpu-prof" when profiling a benchmark.
+  const nodeArgs = process.env.FERRY_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
     env: { ...process.env, FERRY_DATA_DIR: dataDir, FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -55,8 +55,12 @@ export class DeliveryEngine {
   private again = false;
   private stopping = false;
 
+  /** Free slots worth a claim of their own when attempts finish. */
+  private readonly claimBatch: number;
+
   constructor(private readonly o: DeliveryEngineOptions) {
     this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue);
+    this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
   }
 
   start(): void {
@@ -103,7 +107,7 @@ export class DeliveryEngine {
       this.handBackStale();
       const now = this.o.clock.now();
       const next = await this.o.requests.nextDueAt();
-      const free = this.o.maxInFlight - this.limits.inFlight - this.waiting.length;
+      const free = this.freeSlots();
       if (next !== null && next <= now && free > 0) {
         const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS);
         for (const r of claimed) this.enqueue(r);
@@ -118,6 +122,10 @@ export class DeliveryEngine {
       this.emit({ type: 'engine_error', error: String(err) });
       this.schedule(this.o.idlePollMs);
     }
+  }
+
+  private freeSlots(): number {
+    return this.o.maxInFlight - this.limits.inFlight - this.waiting.length;
   }
 
   private schedule(ms: number): void {
@@ -147,7 +155,8 @@ export class DeliveryEngine {
           this.settled.delete(done);
           if (!this.stopping) {
             this.dispatch();
-            this.wake();
+            // Claim in batches: one claim per finished attempt would be one store write per delivery.
+            if (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0) this.wake();
           }
         });
       this.settled.add(done);

