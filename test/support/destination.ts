@@ -65,6 +65,8 @@ export interface DestinationOptions {
   /** Where to listen (default 127.0.0.1); '::' also accepts IPv6 loopback connections. */
   readonly listenHost?: string;
   readonly certificate?: TestCertificate;
+  /** False keeps no record of requests and connections, so long soaks do not grow the test process. */
+  readonly record?: boolean;
 }
 
 const DEFAULT_DEADLINE_MS = 5_000;
@@ -96,7 +98,7 @@ export async function startDestination(options: DestinationOptions = {}): Promis
       closed = true;
       rawSockets.delete(raw);
     });
-    connections.push({
+    if (options.record !== false) connections.push({
       remoteAddress: raw.remoteAddress,
       acceptedAt: Date.now(),
       get bytesReceived() { return raw.bytesRead; },
@@ -121,7 +123,7 @@ export async function startDestination(options: DestinationOptions = {}): Promis
       body: Buffer.concat(chunks),
       receivedAt,
     };
-    requests.push(request);
+    if (options.record !== false) requests.push(request);
     const gone = new AbortController();
     res.once('close', () => gone.abort());
     const signal = AbortSignal.any([gone.signal, closing.signal]);
