@@ -2,11 +2,13 @@
  * Delivery benchmarks on the embedded default, destination on loopback (HTTPS):
  *  - throughput: requests accepted in batches while the engine delivers them; deliveries/s from the first to
  *    the last delivery, and every request checked as succeeded afterwards;
+ *  - a bare undici client against the same destination, for the ceiling of this machine;
  *  - timer lateness: requests falling due at a steady rate (default 1,000 per second for 10 s), lateness =
  *    arrival at the destination minus scheduled time; nothing may arrive early.
  *
  *   npm run build && npx tsx test/bench/deliver.ts [--requests 30000] [--due-per-second 1000] [--due-seconds 10] [--per-host 256]
  */
+import { Agent, request } from 'undici';
 import { Api } from '../support/api-client.js';
 import { startDestination, type Destination } from '../support/destination.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
@@ -68,6 +70,30 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The same destination driven by a bare undici client with the same concurrency: the ceiling of this machine. */
+async function bareClient(): Promise<void> {
+  const dest = await startDestination({ record: false });
+  const agent = new Agent({ connections: Number(perHost), connect: { ca: dest.cert } });
+  try {
+    let done = 0;
+    const start = Date.now();
+    await Promise.all(
+      Array.from({ length: Number(perHost) }, async () => {
+        while (done < total) {
+          done++;
+          const res = await request(`${dest.url}/t`, { method: 'POST', body: '{"i":1}', dispatcher: agent });
+          await res.body.dump();
+        }
+      }),
+    );
+    const ms = Date.now() - start;
+    console.log(`bare undici client: ${total} requests in ${ms} ms = ${Math.round((total / ms) * 1000)} requests/s`);
+  } finally {
+    await agent.close();
+    await dest.close();
+  }
+}
+
 async function throughput(): Promise<void> {
   const dest = await startDestination();
   const { ferry, api } = await setup(dest);
@@ -125,5 +151,6 @@ async function lateness(): Promise<void> {
   }
 }
 
+await bareClient();
 await throughput();
 await lateness();

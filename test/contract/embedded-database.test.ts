@@ -48,6 +48,15 @@ function secretNames(db: EmbeddedDatabase): string[] {
   return db.read(() => db.statement('SELECT name FROM secrets ORDER BY name').pluck().all() as string[]);
 }
 
+// Never called: tsc checks op names, arguments and results of writes.
+function _writesAreTyped(db: EmbeddedDatabase): Promise<boolean> {
+  // @ts-expect-error the op needs the limit
+  void db.write('reserveUsage', { projectId: PROJECT_A, period: '2030-01', count: 1 });
+  // @ts-expect-error there is no such op
+  void db.write('dropEverything', {});
+  return db.write('reserveUsage', { projectId: PROJECT_A, period: '2030-01', count: 1, limit: 2 });
+}
+
 describe('EmbeddedDatabase group commit on the writer thread', () => {
   it('commits the writes queued in one turn as one group and settles each only once it is committed', async () => {
     const { db, path } = open();
