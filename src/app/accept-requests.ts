@@ -4,7 +4,7 @@ import { newRequestId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import { acceptanceOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
 import type { RequestStore } from '../ports/requests.js';
-import type { UsageStore } from '../ports/usage.js';
+import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
 import { usagePeriod } from './usage-period.js';
 
@@ -27,7 +27,7 @@ export interface NewRequest {
 export class AcceptRequests {
   constructor(
     private readonly requests: RequestStore,
-    private readonly usage: UsageStore,
+    private readonly allowance: AllowanceLeases,
     private readonly guard: IdempotencyGuard,
     private readonly clock: Clock,
     /** Told after new requests are durable, so delivery can look for due work at once. */
@@ -65,7 +65,7 @@ export class AcceptRequests {
     let reserved = 0;
     try {
       if (fresh.length > 0) {
-        if (!(await this.usage.reserve(project.id, period, fresh.length, project.monthlyAllowance))) {
+        if (!(await this.allowance.take(project.id, period, fresh.length, project.monthlyAllowance))) {
           throw new FerryError(
             'MONTHLY_ALLOWANCE_EXCEEDED',
             `The monthly request allowance (${project.monthlyAllowance}) does not cover ${fresh.length} more request(s).`,
@@ -78,7 +78,7 @@ export class AcceptRequests {
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }
     } catch (err) {
-      if (reserved > 0) await this.usage.release(project.id, period, reserved).catch(() => undefined);
+      if (reserved > 0) this.allowance.giveBack(project.id, period, reserved);
       await this.guard.release(project.id, claimedKeys).catch(() => undefined);
       throw err;
     }
@@ -92,8 +92,18 @@ export class AcceptRequests {
 
   private toStored(project: Project, item: NewRequest, now: number): StoredRequest {
     const delayed = item.deliverAt !== null && item.deliverAt > now;
+    const d = item.definition;
+    // Spelled out rather than spread: this runs for every accepted request.
     return {
-      ...item.definition,
+      url: d.url,
+      method: d.method,
+      headers: d.headers,
+      body: d.body,
+      contentType: d.contentType,
+      maxAttempts: d.maxAttempts,
+      timeoutSeconds: d.timeoutSeconds,
+      queue: d.queue,
+      metadata: d.metadata,
       id: newRequestId(now),
       projectId: project.id,
       source: item.source,

@@ -79,6 +79,14 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
+  // Signals are caught from the first moment: one that arrives while starting stops the service once started.
+  let signalled: string | null = null;
+  let onSignal: (signal: string) => void = (signal) => {
+    signalled = signal;
+  };
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+
   const service = await startService(config);
   log('info', service.server ? 'listening' : 'started', {
     host: config.host,
@@ -89,7 +97,7 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
     data_dir: config.dataDir,
   });
   return new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
+    onSignal = (signal) => {
       log('info', 'stopping', { signal });
       service.stop().then(
         () => resolve(0),
@@ -99,8 +107,7 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
         },
       );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    if (signalled !== null) onSignal(signalled);
   });
 }
 

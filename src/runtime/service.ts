@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
+import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
 import { IdempotencyGuard } from '../app/idempotency-guard.js';
 import { ProjectAdmin } from '../app/project-admin.js';
@@ -48,6 +49,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   const backend = openBackend(config);
   let engine: DeliveryEngine | null = null;
   let server: RunningServer | null = null;
+  let allowance: AllowanceLeases | null = null;
   try {
     if (config.roles.delivery) {
       // The embedded backend has one process: whatever it held when it stopped is nobody's now.
@@ -85,7 +87,8 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
       const guard = new IdempotencyGuard(backend.idempotency, clock);
       const wake = engine ? () => engine!.wake() : undefined;
-      const acceptor = new AcceptRequests(backend.requests, backend.usage, guard, clock, wake);
+      allowance = new AllowanceLeases(backend.usage);
+      const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, wake);
       const impl = requestServiceImpl({
         auth: new Authenticator(backend.projects, clock, config.authCacheMs),
         commands: new RequestCommands(acceptor, backend.requests, clock, {
@@ -110,6 +113,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     server,
     async stop() {
       await server?.close();
+      await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
       await engine?.stop(config.delivery.shutdownGraceMs);
       await backend.close();
     },

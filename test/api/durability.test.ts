@@ -6,7 +6,7 @@ import { DEST } from '../support/fixture.js';
 describe('durability', () => {
   it('loses no acknowledged request when killed with SIGKILL right after the 202s', async () => {
     const dataDir = newDataDir();
-    const first = await startFerry({ dataDir });
+    const first = await startFerry({ dataDir, env: { FERRY_ROLES: 'api' } });
     const { apiKey } = await createProject(dataDir);
     const api = new Api(first.baseUrl, apiKey);
     const acknowledged: string[] = [];
@@ -26,7 +26,7 @@ describe('durability', () => {
     stop = true;
     await Promise.all(senders);
 
-    const second = await startFerry({ dataDir });
+    const second = await startFerry({ dataDir, env: { FERRY_ROLES: 'api' } });
     try {
       const again = new Api(second.baseUrl, apiKey);
       const missing: string[] = [];

@@ -1,0 +1,43 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import { AllowanceLeases } from '../../src/app/allowance-leases.js';
+import type { Backend } from '../../src/ports/backend.js';
+
+describe('allowance leases over the embedded usage store', () => {
+  let backend: Backend;
+  beforeEach(() => {
+    backend = openEmbeddedBackend({ path: join(mkdtempSync(join(tmpdir(), 'ferry-allowance-')), 'db.sqlite') });
+  });
+  afterEach(async () => {
+    await backend.close();
+  });
+
+  it('never hands out more than the limit, even in parallel and with blocks larger than what is left', async () => {
+    const leases = new AllowanceLeases(backend.usage, 8);
+    const results = await Promise.all(Array.from({ length: 50 }, () => leases.take('prj_a', '2026-11', 1, 21)));
+    expect(results.filter(Boolean)).toHaveLength(21);
+    expect(await backend.usage.used('prj_a', '2026-11')).toBe(21);
+  });
+
+  it('reserves in blocks, gives back unused units on release, and keeps periods apart', async () => {
+    const leases = new AllowanceLeases(backend.usage, 10);
+    expect(await leases.take('prj_b', '2026-11', 3, 1000)).toBe(true);
+    expect(await backend.usage.used('prj_b', '2026-11')).toBe(10);
+    leases.giveBack('prj_b', '2026-11', 1);
+    expect(await leases.take('prj_b', '2026-12', 2, 1000)).toBe(true);
+    await leases.releaseAll();
+    expect(await backend.usage.used('prj_b', '2026-11')).toBe(2);
+    expect(await backend.usage.used('prj_b', '2026-12')).toBe(2);
+  });
+
+  it('takes a batch larger than a block in one reservation, all or nothing', async () => {
+    const leases = new AllowanceLeases(backend.usage, 4);
+    expect(await leases.take('prj_c', '2026-11', 9, 10)).toBe(true);
+    expect(await leases.take('prj_c', '2026-11', 2, 10)).toBe(false);
+    expect(await leases.take('prj_c', '2026-11', 1, 10)).toBe(true);
+    expect(await backend.usage.used('prj_c', '2026-11')).toBe(10);
+  });
+});
