@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { newRequestId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
-import { acceptanceOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
+import { acceptanceOf, definitionOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
 import type { RequestStore } from '../ports/requests.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
@@ -92,18 +92,8 @@ export class AcceptRequests {
 
   private toStored(project: Project, item: NewRequest, now: number): StoredRequest {
     const delayed = item.deliverAt !== null && item.deliverAt > now;
-    const d = item.definition;
-    // Spelled out rather than spread: this runs for every accepted request.
     return {
-      url: d.url,
-      method: d.method,
-      headers: d.headers,
-      body: d.body,
-      contentType: d.contentType,
-      maxAttempts: d.maxAttempts,
-      timeoutSeconds: d.timeoutSeconds,
-      queue: d.queue,
-      metadata: d.metadata,
+      ...definitionOf(item.definition),
       id: newRequestId(now),
       projectId: project.id,
       source: item.source,

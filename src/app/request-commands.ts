@@ -1,10 +1,9 @@
 import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
-import { isRequestId } from '../domain/ids.js';
-import { canReplay, decideCancel, isHiddenByRetention, retentionCutoff } from '../domain/lifecycle.js';
+import { canReplay, decideCancel } from '../domain/lifecycle.js';
 import type { Project } from '../domain/project.js';
-import type { Acceptance, StoredRequest } from '../domain/request.js';
+import { definitionOf, type Acceptance } from '../domain/request.js';
 import {
   validateBatch,
   validateCreate,
@@ -17,6 +16,7 @@ import {
 import { VersionConflict, type RequestStore } from '../ports/requests.js';
 import type { AcceptRequests, NewRequest } from './accept-requests.js';
 import type { KeyedCall } from './idempotency-guard.js';
+import { visibleRequest } from './visible-request.js';
 
 export interface CommandOptions {
   readonly allowPrivateDestinations: boolean;
@@ -78,7 +78,7 @@ export class RequestCommands {
   async replay(project: Project, requestId: string, idempotencyKey: string | undefined): Promise<Acceptance> {
     const now = this.clock.now();
     const key = validateIdempotencyKey(idempotencyKey, false);
-    const original = await this.visible(project, requestId, now);
+    const original = await visibleRequest(this.requests, project, requestId, now);
     if (!canReplay(original)) {
       throw new FerryError('REQUEST_ACTIVE', `Request ${requestId} is ${original.status}; only completed or cancelled requests can be replayed.`);
     }
@@ -99,7 +99,7 @@ export class RequestCommands {
   async cancel(project: Project, requestId: string): Promise<CancelOutcome> {
     for (let attempt = 0; attempt < 10; attempt++) {
       const now = this.clock.now();
-      const current = await this.visible(project, requestId, now);
+      const current = await visibleRequest(this.requests, project, requestId, now);
       const decision = decideCancel(current, now);
       switch (decision.kind) {
         case 'already_cancelled':
@@ -120,22 +120,9 @@ export class RequestCommands {
     throw new FerryError('STORAGE_UNAVAILABLE', 'The request kept changing while it was being cancelled; retry.');
   }
 
-  /** The request when it exists in the project and is still within its retention; otherwise 404. */
-  private async visible(project: Project, requestId: string, now: number): Promise<StoredRequest> {
-    const found = isRequestId(requestId) ? await this.requests.get(project.id, requestId) : null;
-    if (found === null || isHiddenByRetention(found, retentionCutoff(now, project.retentionDays))) {
-      throw notFound(requestId);
-    }
-    return found;
-  }
-
   private validationOptions(now: number) {
     return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
   }
-}
-
-export function notFound(requestId: string): FerryError {
-  return new FerryError('NOT_FOUND', `No request ${JSON.stringify(requestId)} in this project.`);
 }
 
 function keyed(key: string, print: string, field: string): KeyedCall {
@@ -144,18 +131,4 @@ function keyed(key: string, print: string, field: string): KeyedCall {
 
 function apiRequest(definition: NewRequest['definition'], deliverAt: number | null): NewRequest {
   return { definition, deliverAt, source: 'api', replayedFromRequestId: null, scheduleId: null, itemKey: null };
-}
-
-function definitionOf(r: StoredRequest): NewRequest['definition'] {
-  return {
-    url: r.url,
-    method: r.method,
-    headers: r.headers,
-    body: r.body,
-    contentType: r.contentType,
-    maxAttempts: r.maxAttempts,
-    timeoutSeconds: r.timeoutSeconds,
-    queue: r.queue,
-    metadata: r.metadata,
-  };
 }

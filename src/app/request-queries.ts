@@ -1,12 +1,11 @@
 import type { Clock } from '../domain/clock.js';
 import { decodeCursor, encodeCursor, filterHashOf } from '../domain/cursor.js';
-import { isRequestId } from '../domain/ids.js';
-import { isHiddenByRetention, retentionCutoff } from '../domain/lifecycle.js';
+import { retentionCutoff } from '../domain/lifecycle.js';
 import type { Project } from '../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../domain/request.js';
 import { validateListQuery, type ListQueryInput } from '../domain/validation/index.js';
 import type { RequestStore } from '../ports/requests.js';
-import { notFound } from './request-commands.js';
+import { visibleRequest } from './visible-request.js';
 
 export interface RequestPage {
   readonly items: StoredRequest[];
@@ -50,21 +49,13 @@ export class RequestQueries {
   }
 
   async get(project: Project, requestId: string): Promise<{ request: StoredRequest; attempts: AttemptRecord[] }> {
-    const request = await this.visible(project, requestId);
+    const request = await visibleRequest(this.requests, project, requestId, this.clock.now());
     const attempts = await this.requests.listAttempts(project.id, request.id);
     return { request, attempts };
   }
 
   async attempts(project: Project, requestId: string): Promise<AttemptRecord[]> {
-    const request = await this.visible(project, requestId);
+    const request = await visibleRequest(this.requests, project, requestId, this.clock.now());
     return this.requests.listAttempts(project.id, request.id);
-  }
-
-  private async visible(project: Project, requestId: string): Promise<StoredRequest> {
-    const found = isRequestId(requestId) ? await this.requests.get(project.id, requestId) : null;
-    if (found === null || isHiddenByRetention(found, retentionCutoff(this.clock.now(), project.retentionDays))) {
-      throw notFound(requestId);
-    }
-    return found;
   }
 }

@@ -66,7 +66,3 @@ export class FerryError extends Error {
     return new FerryError(this.code, this.message, field);
   }
 }
-
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOGUE, code);
-}

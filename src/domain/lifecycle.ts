@@ -1,4 +1,4 @@
-import type { RequestPatch, StoredRequest } from './request.js';
+import { isTerminal, type RequestPatch, type StoredRequest } from './request.js';
 
 /** What a cancel call does to a request in a given state, following the API's state table. */
 export type CancelDecision =
@@ -29,12 +29,12 @@ export function decideCancel(r: StoredRequest, now: number): CancelDecision {
 
 /** Only requests that can no longer change may be replayed. */
 export function canReplay(r: StoredRequest): boolean {
-  return r.status === 'succeeded' || r.status === 'failed' || r.status === 'cancelled';
+  return isTerminal(r.status);
 }
 
 /** A terminal request created before the project's retention cutoff is no longer visible. */
 export function isHiddenByRetention(r: StoredRequest, cutoff: number): boolean {
-  return (r.status === 'succeeded' || r.status === 'failed' || r.status === 'cancelled') && r.createdAt < cutoff;
+  return isTerminal(r.status) && r.createdAt < cutoff;
 }
 
 export function retentionCutoff(now: number, retentionDays: number): number {

@@ -89,7 +89,6 @@ export interface Acceptance {
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<RequestStatus> = new Set(['succeeded', 'failed', 'cancelled']);
-export const COMPLETED_STATUSES: ReadonlySet<RequestStatus> = new Set(['succeeded', 'failed']);
 
 export function isTerminal(status: RequestStatus): boolean {
   return TERMINAL_STATUSES.has(status);
@@ -113,3 +112,18 @@ export type RequestPatch = Partial<
     'status' | 'dueAt' | 'attemptCount' | 'updatedAt' | 'startedAt' | 'completedAt' | 'cancelledAt' | 'cancelRequestedAt'
   >
 >;
+
+/** The delivery definition of a stored request: what a replay copies. */
+export function definitionOf(r: RequestDefinition): RequestDefinition {
+  return {
+    url: r.url,
+    method: r.method,
+    headers: r.headers,
+    body: r.body,
+    contentType: r.contentType,
+    maxAttempts: r.maxAttempts,
+    timeoutSeconds: r.timeoutSeconds,
+    queue: r.queue,
+    metadata: r.metadata,
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Api } from '../support/api-client.js';
+import { Api, eventually } from '../support/api-client.js';
 import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 import { DEST } from '../support/fixture.js';
 
@@ -21,7 +21,7 @@ describe('durability', () => {
         }
       }
     });
-    while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 5));
+    await eventually(async () => (acknowledged.length >= 300 ? true : undefined), 20_000);
     await first.kill();
     stop = true;
     await Promise.all(senders);

@@ -5,42 +5,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
 import type { StoredRequest } from '../../src/domain/request.js';
+import { aRequest } from '../contract/suite/harness.js';
 
 const dir = mkdtempSync(join(process.argv[2] ?? tmpdir(), 'ferry-bench-'));
 const backend = openEmbeddedBackend({ path: join(dir, 'bench.db') });
 const body = new TextEncoder().encode(JSON.stringify({ event: 'invoice.paid', amount: 4200, currency: 'EUR', note: 'x'.repeat(400) }));
-let sequence = 0;
-
+/** A realistic stored request: a small JSON body, two headers, metadata, due now. */
 function request(): StoredRequest {
   const now = Date.now();
-  sequence += 1;
-  return {
-    id: `req_bench_${String(sequence).padStart(10, '0')}`,
+  return aRequest({
     projectId: 'prj_bench',
     url: 'https://hooks.example.com/billing',
-    method: 'POST',
     headers: [['Authorization', 'Bearer abc'], ['X-Event', 'invoice.paid']],
     body,
     contentType: 'application/json',
-    maxAttempts: 3,
-    timeoutSeconds: 50,
-    queue: 'default',
     metadata: { customer: 'cus_123' },
-    source: 'api',
-    replayedFromRequestId: null,
-    scheduleId: null,
-    status: 'queued',
-    scheduledAt: null,
     dueAt: now,
-    attemptCount: 0,
     createdAt: now,
     updatedAt: now,
-    startedAt: null,
-    completedAt: null,
-    cancelledAt: null,
-    cancelRequestedAt: null,
-    version: 1,
-  };
+  });
 }
 
 /**

@@ -6,7 +6,6 @@ import {
   AttemptSchema,
   AttemptStatus,
   RequestSchema,
-  RequestSource,
   RequestStatus,
   RequestSummarySchema,
   type Acceptance,
@@ -24,20 +23,12 @@ const STATUS: Record<StoredRequest['status'], RequestStatus> = {
   cancelled: RequestStatus.CANCELLED,
 };
 
-const SOURCE: Record<StoredRequest['source'], RequestSource> = {
-  api: RequestSource.API,
-  recurring: RequestSource.RECURRING,
-  replay: RequestSource.REPLAY,
-};
-
 const ATTEMPT_STATUS: Record<AttemptRecord['status'], AttemptStatus> = {
   succeeded: AttemptStatus.SUCCEEDED,
   failed: AttemptStatus.FAILED,
   timed_out: AttemptStatus.TIMED_OUT,
   errored: AttemptStatus.ERRORED,
 };
-
-export { SOURCE as sourceToProto };
 
 export function ts(ms: number): Timestamp;
 export function ts(ms: number | null): Timestamp | undefined;
