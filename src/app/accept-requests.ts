@@ -31,7 +31,7 @@ export class AcceptRequests {
     private readonly guard: IdempotencyGuard,
     private readonly clock: Clock,
     /** Told after new requests are durable, so delivery can look for due work at once. */
-    private readonly onAccepted: () => void = () => undefined,
+    private readonly onAccepted: (accepted: readonly StoredRequest[]) => void = () => undefined,
   ) {}
 
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[]): Promise<Acceptance[]> {
@@ -74,7 +74,7 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item }) => this.toStored(project, item, now));
         await this.requests.insertMany(stored);
-        this.onAccepted();
+        this.onAccepted(stored);
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }
     } catch (err) {

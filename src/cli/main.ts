@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig } from '../config/config.js';
 import { FerryError } from '../domain/errors.js';
 import { log } from '../runtime/log.js';
-import { openBackend, projectAdmin, startService } from '../runtime/service.js';
+import { migrateStorage, openBackend, projectAdmin, startService } from '../runtime/service.js';
 import { intOption, parseOptions, requiredOption, UsageError } from './args.js';
 
 const USAGE = `Usage:
@@ -21,8 +21,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'serve':
       return serve(config);
     case 'migrate': {
-      // Opening the backend applies every pending migration.
-      await openBackend(config).close();
+      await migrateStorage(config);
       print({ migrated: true });
       return 0;
     }
@@ -94,7 +93,8 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
     grpc_port: service.server?.grpcPort ?? null,
     tls: config.tls !== null,
     roles: Object.entries(config.roles).flatMap(([role, on]) => (on ? [role] : [])),
-    data_dir: config.dataDir,
+    backend: config.backend,
+    ...(config.distributed ? { shards: config.distributed.shards } : { data_dir: config.dataDir }),
   });
   return new Promise<number>((resolve) => {
     onSignal = (signal) => {
@@ -115,7 +115,7 @@ async function withAdmin(
   config: ReturnType<typeof loadConfig>,
   work: (admin: ReturnType<typeof projectAdmin>) => Promise<void>,
 ): Promise<number> {
-  const backend = openBackend(config);
+  const backend = await openBackend(config);
   try {
     await work(projectAdmin(backend));
     return 0;

@@ -5,9 +5,12 @@ import { resolve } from 'node:path';
  * `process.env`; every key is listed in the README with its default.
  */
 export interface Config {
-  readonly backend: 'embedded';
+  /** `embedded`: one SQLite file, one process. `cassandra`: Cassandra storage with Kafka-partitioned work. */
+  readonly backend: 'embedded' | 'cassandra';
   /** Directory of the embedded database. */
   readonly dataDir: string;
+  /** Set when `backend` is `cassandra`. */
+  readonly distributed: DistributedConfig | null;
   readonly host: string;
   /** HTTP/1.1 port: JSON HTTP API and the Connect protocol (and gRPC too when TLS is on). */
   readonly httpPort: number;
@@ -37,6 +40,32 @@ export interface DeliveryConfig {
   readonly idlePollMs: number;
 }
 
+export interface DistributedConfig {
+  /** Shards of delivery and timer work, equal to the work topic's partitions; fixed for a deployment's life. */
+  readonly shards: number;
+  readonly cassandra: {
+    readonly contactPoints: readonly string[];
+    readonly localDataCenter: string;
+    readonly keyspace: string;
+    readonly replication: string;
+    readonly username: string | undefined;
+    readonly password: string | undefined;
+    readonly tls: { readonly caFile: string | undefined } | null;
+  };
+  readonly kafka: {
+    readonly brokers: readonly string[];
+    readonly clientId: string;
+    readonly topic: string;
+    readonly groupId: string;
+    /** Replication factor of the work topic when `ferry migrate` creates it. */
+    readonly replicationFactor: number;
+    /** A process silent this long loses its shards to the others. */
+    readonly sessionTimeoutMs: number;
+    readonly tls: { readonly caFile: string | null } | null;
+    readonly sasl: { readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; readonly username: string; readonly password: string } | null;
+  };
+}
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -45,7 +74,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadConfig(env: Env = process.env): Config {
   const backend = str(env, 'FERRY_BACKEND', 'embedded');
-  if (backend !== 'embedded') throw new ConfigError(`FERRY_BACKEND must be "embedded", got "${backend}"`);
+  if (backend !== 'embedded' && backend !== 'cassandra') {
+    throw new ConfigError(`FERRY_BACKEND must be "embedded" or "cassandra", got "${backend}"`);
+  }
   const certFile = env.FERRY_TLS_CERT_FILE;
   const keyFile = env.FERRY_TLS_KEY_FILE;
   if ((certFile === undefined) !== (keyFile === undefined)) {
@@ -54,6 +85,7 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
     backend,
     dataDir: resolve(str(env, 'FERRY_DATA_DIR', '.data')),
+    distributed: backend === 'cassandra' ? distributed(env) : null,
     host: str(env, 'FERRY_HOST', '127.0.0.1'),
     httpPort: port(env, 'FERRY_HTTP_PORT', 8080),
     grpcPort: port(env, 'FERRY_GRPC_PORT', 8081),
@@ -108,4 +140,50 @@ function roles(value: string): Config['roles'] {
   }
   if (names.length === 0) throw new ConfigError('FERRY_ROLES must name at least one role');
   return Object.freeze({ api: names.includes('api'), delivery: names.includes('delivery') });
+}
+
+function list(env: Env, key: string, fallback: string): string[] {
+  const items = str(env, key, fallback).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (items.length === 0) throw new ConfigError(`${key} must list at least one address`);
+  return items;
+}
+
+function distributed(env: Env): DistributedConfig {
+  const mechanism = str(env, 'FERRY_KAFKA_SASL_MECHANISM', '');
+  if (mechanism !== '' && mechanism !== 'plain' && mechanism !== 'scram-sha-256' && mechanism !== 'scram-sha-512') {
+    throw new ConfigError(`FERRY_KAFKA_SASL_MECHANISM must be plain, scram-sha-256 or scram-sha-512, got "${mechanism}"`);
+  }
+  const keyspace = str(env, 'FERRY_CASSANDRA_KEYSPACE', 'ferry');
+  if (!/^[a-z][a-z0-9_]{0,47}$/.test(keyspace)) {
+    throw new ConfigError(`FERRY_CASSANDRA_KEYSPACE must be lowercase letters, digits and underscores, got "${keyspace}"`);
+  }
+  return Object.freeze({
+    shards: int(env, 'FERRY_SHARDS', 12, 1, 1024),
+    cassandra: Object.freeze({
+      contactPoints: list(env, 'FERRY_CASSANDRA_CONTACT_POINTS', '127.0.0.1:9042'),
+      localDataCenter: str(env, 'FERRY_CASSANDRA_LOCAL_DC', 'datacenter1'),
+      keyspace,
+      replication: str(env, 'FERRY_CASSANDRA_REPLICATION', "{'class': 'SimpleStrategy', 'replication_factor': 1}"),
+      username: env.FERRY_CASSANDRA_USERNAME || undefined,
+      password: env.FERRY_CASSANDRA_PASSWORD || undefined,
+      tls: bool(env, 'FERRY_CASSANDRA_TLS', false) ? Object.freeze({ caFile: env.FERRY_CASSANDRA_CA_FILE || undefined }) : null,
+    }),
+    kafka: Object.freeze({
+      brokers: list(env, 'FERRY_KAFKA_BROKERS', '127.0.0.1:9092'),
+      clientId: str(env, 'FERRY_KAFKA_CLIENT_ID', 'ferry'),
+      topic: str(env, 'FERRY_KAFKA_TOPIC', 'ferry.work'),
+      groupId: str(env, 'FERRY_KAFKA_GROUP', 'ferry-delivery'),
+      replicationFactor: int(env, 'FERRY_KAFKA_REPLICATION_FACTOR', 1, 1, 32),
+      sessionTimeoutMs: int(env, 'FERRY_KAFKA_SESSION_TIMEOUT_MS', 10_000, 3_000, 300_000),
+      tls: bool(env, 'FERRY_KAFKA_TLS', false) ? Object.freeze({ caFile: env.FERRY_KAFKA_CA_FILE || null }) : null,
+      sasl:
+        mechanism === ''
+          ? null
+          : Object.freeze({
+              mechanism,
+              username: str(env, 'FERRY_KAFKA_SASL_USERNAME', ''),
+              password: str(env, 'FERRY_KAFKA_SASL_PASSWORD', ''),
+            }),
+    }),
+  });
 }

@@ -29,6 +29,12 @@ export interface RequestListQuery {
 export type { RequestPatch } from '../domain/request.js';
 
 /**
+ * The shards (see `shardOf`) a call is limited to; omitted means every shard. A backend whose storage only ever
+ * has one delivering process (the embedded one) keeps no shards and treats every scope as all of its work.
+ */
+export type ShardScope = readonly number[];
+
+/**
  * Durable storage of requests and their attempts. Every write resolves only once it is durable. Conditional
  * updates compare the stored version and fail with a typed `VersionConflict` instead of overwriting.
  */
@@ -66,15 +72,19 @@ export interface RequestStore {
    * so a worker that outlives its lease gets `VersionConflict` on its next write. Concurrent calls, from any
    * process, never return the same request.
    */
-  claimDue(now: number, limit: number, leaseUntil: number): Promise<StoredRequest[]>;
-  /** The earliest `dueAt` among requests `claimDue` could claim (including expired leases), or null. */
-  nextDueAt(): Promise<number | null>;
+  claimDue(now: number, limit: number, leaseUntil: number, shards?: ShardScope): Promise<StoredRequest[]>;
+  /**
+   * The earliest `dueAt` among requests `claimDue` could claim (including expired leases), or null. A backend may
+   * look only so far ahead (it says how far) and answer null beyond that: callers poll again within that horizon.
+   */
+  nextDueAt(shards?: ShardScope): Promise<number | null>;
   /**
    * Makes every `delivering` request claimable at once (`dueAt = now`), bumping its version so a worker still
    * holding it cannot record over the next owner. Only a process that knows no other process delivers from this
-   * storage may call it: the embedded single-process mode does at start, after a crash.
+   * storage may call it: the embedded single-process mode does at start, after a crash, and a process that has
+   * just taken over `shards` (fencing out their previous owner) does for those shards.
    */
-  releaseLeases(now: number): Promise<number>;
+  releaseLeases(now: number, shards?: ShardScope): Promise<number>;
   /** Completed attempts of a request, oldest first; empty when the request is not in this project. */
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]>;
 }

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openCassandraBackend } from '../adapters/cassandra/backend.js';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
+import { createKafka } from '../adapters/kafka/client.js';
+import { ensureWorkTopic } from '../adapters/kafka/topic.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
@@ -20,12 +23,38 @@ import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
 import { log } from './log.js';
+import { distributedPlacement, embeddedPlacement, type WorkPlacement } from './work-placement.js';
 
 export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 
 /** The composition root: the only place that knows which adapters exist. */
-export function openBackend(config: Config): Backend {
-  return openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') });
+export async function openBackend(config: Config): Promise<Backend> {
+  const d = config.distributed;
+  if (d === null) return openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') });
+  return openCassandraBackend({ ...d.cassandra, shardCount: d.shards });
+}
+
+/** Creates or upgrades the schema (and, distributed, the work topic); safe to run again and from several hosts. */
+export async function migrateStorage(config: Config): Promise<void> {
+  const d = config.distributed;
+  if (d === null) {
+    // Opening the embedded file applies every pending migration.
+    await openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') }).close();
+    return;
+  }
+  await (await openCassandraBackend({ ...d.cassandra, shardCount: d.shards, migrate: true })).close();
+  await ensureWorkTopic(createKafka({ ...d.kafka }, log), d.kafka.topic, d.shards, d.kafka.replicationFactor);
+}
+
+/** Storage, and how work placed in it reaches delivery: the two always come as a matching pair. */
+async function openStorage(config: Config, clock: Clock): Promise<{ backend: Backend; placement: () => Promise<WorkPlacement> }> {
+  const d = config.distributed;
+  if (d === null) {
+    const backend = await openBackend(config);
+    return { backend, placement: async () => embeddedPlacement(backend.requests, clock) };
+  }
+  const backend = await openCassandraBackend({ ...d.cassandra, shardCount: d.shards });
+  return { backend, placement: () => distributedPlacement(d, backend.session, backend.requests, clock, config.roles) };
 }
 
 export function projectAdmin(backend: Backend, clock: Clock = systemClock): ProjectAdmin {
@@ -46,14 +75,14 @@ export interface ServiceHooks {
 
 export async function startService(config: Config, hooks: ServiceHooks = {}): Promise<RunningService> {
   const clock = hooks.clock ?? systemClock;
-  const backend = openBackend(config);
+  const { backend, placement: openPlacement } = await openStorage(config, clock);
   let engine: DeliveryEngine | null = null;
   let server: RunningServer | null = null;
   let allowance: AllowanceLeases | null = null;
+  let placement: WorkPlacement | null = null;
   try {
+    placement = await openPlacement();
     if (config.roles.delivery) {
-      // The embedded backend has one process: whatever it held when it stopped is nobody's now.
-      await backend.requests.releaseLeases(clock.now());
       const secrets = new SigningSecretCache(backend.projects, clock);
       engine = new DeliveryEngine({
         requests: backend.requests,
@@ -76,19 +105,21 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         maxPerQueue: config.delivery.maxPerQueue,
         idlePollMs: config.delivery.idlePollMs,
         userAgent: USER_AGENT,
+        ...(placement.shards ? { shards: placement.shards } : {}),
         onEvent: (event) => {
           if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });
           hooks.onDeliveryEvent?.(event);
         },
       });
+      await placement.startDelivery(engine);
       engine.start();
     }
     if (config.roles.api) {
       const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
       const guard = new IdempotencyGuard(backend.idempotency, clock);
-      const wake = engine ? () => engine!.wake() : undefined;
       allowance = new AllowanceLeases(backend.usage);
-      const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, wake);
+      const place = placement;
+      const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
       const impl = requestServiceImpl({
         auth: new Authenticator(backend.projects, clock, config.authCacheMs),
         commands: new RequestCommands(acceptor, backend.requests, clock, {
@@ -106,6 +137,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     }
   } catch (err) {
     await engine?.stop(0);
+    await placement?.stop().catch(() => undefined);
     await backend.close();
     throw err;
   }
@@ -115,6 +147,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       await server?.close();
       await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
       await engine?.stop(config.delivery.shutdownGraceMs);
+      await placement?.stop();
       await backend.close();
     },
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { storedBytes } from '../support/deployment.js';
 import { Api } from '../support/api-client.js';
 import { ferryCli } from '../support/ferry-process.js';
 import { DEST, useFerry } from '../support/fixture.js';
@@ -55,8 +56,8 @@ describe('authentication and project scoping', () => {
   });
 
   it('never stores an API key in plain text', async () => {
-    const { readFileSync, readdirSync } = await import('node:fs');
-    const files = readdirSync(f.ferry.dataDir).map((n) => readFileSync(`${f.ferry.dataDir}/${n}`));
+    const files = await storedBytes(f.ferry.dataDir);
+    expect(files.length).toBeGreaterThan(0);
     const secret = f.apiKey.split('_').at(-1)!;
     for (const content of files) expect(content.includes(Buffer.from(secret))).toBe(false);
   });

@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import { openTestBackend } from '../support/deployment.js';
 import { DEST, useFerry } from '../support/fixture.js';
 
 interface Acceptance {
@@ -16,7 +15,7 @@ describe('POST /send', () => {
   const f = useFerry();
 
   async function stored(id: string) {
-    const backend = openEmbeddedBackend({ path: join(f.ferry.dataDir, 'ferry.db') });
+    const backend = await openTestBackend(f.ferry.dataDir);
     try {
       return await backend.requests.get(f.projectId, id);
     } finally {

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
 import { newRequestId } from '../../src/domain/ids.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import type { Backend } from '../../src/ports/backend.js';
+import { openTestBackend } from '../support/deployment.js';
 import { DEST, useFerry } from '../support/fixture.js';
 
 type Acc = { id: string; status: string; replayed_from_request_id: string | null };
@@ -11,8 +10,8 @@ type Acc = { id: string; status: string; replayed_from_request_id: string | null
 describe('cancel, replay and retention', () => {
   const f = useFerry();
   let store: Backend;
-  beforeAll(() => {
-    store = openEmbeddedBackend({ path: join(f.ferry.dataDir, 'ferry.db') });
+  beforeAll(async () => {
+    store = await openTestBackend(f.ferry.dataDir);
   });
   afterAll(async () => {
     await store.close();

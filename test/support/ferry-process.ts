@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { backendEnv, prepareStorage } from './deployment.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -28,14 +29,15 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
   const dataDir = opts.dataDir ?? newDataDir();
   // Extra node flags for the server only, e.g. FERRY_TEST_NODE_ARGS="--cpu-prof" when profiling a benchmark.
   const nodeArgs = process.env.FERRY_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  await prepareStorage(dataDir);
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
-    env: { ...process.env, FERRY_DATA_DIR: dataDir, FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
+    env: { ...process.env, ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   const ports = await new Promise<{ http: number; grpc: number }>((res, rej) => {
     let buffered = '';
-    const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${buffered}`)), 20_000);
+    const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${buffered}`)), 40_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       for (const line of buffered.split('\n')) {
@@ -65,8 +67,9 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
 
 /** Runs the `ferry` CLI against a data directory and parses its JSON output. */
 export async function ferryCli(dataDir: string, args: readonly string[]): Promise<Record<string, unknown>> {
+  await prepareStorage(dataDir);
   const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, FERRY_DATA_DIR: dataDir },
+    env: { ...process.env, ...backendEnv(dataDir) },
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }

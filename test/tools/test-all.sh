@@ -19,6 +19,13 @@ step "lint"
 npx buf lint
 npx eslint --max-warnings 0 .
 
+step "Cassandra and Kafka for the distributed backend"
+# Started here when not already running, and stopped again at the end if this run started them.
+if ! bash test/infra/infra.sh status >/dev/null 2>&1; then
+  trap 'bash test/infra/infra.sh down >/dev/null 2>&1 || true' EXIT
+fi
+bash test/infra/infra.sh up
+
 step "tests"
 report="$(mktemp -d)/vitest.json"
 status=0

@@ -3,7 +3,7 @@ import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
-import { VersionConflict, type RequestStore } from '../../ports/requests.js';
+import { VersionConflict, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
 import { outboundRequest } from './outbound.js';
@@ -23,6 +23,11 @@ export interface DeliveryEngineOptions {
   readonly idlePollMs: number;
   readonly userAgent: string;
   readonly random?: () => number;
+  /**
+   * The shards whose work this engine may claim, asked before every claim; omitted means all work in storage
+   * (one delivering process). An empty scope claims nothing, e.g. while a rebalance is under way.
+   */
+  readonly shards?: () => ShardScope;
   readonly onEvent?: (event: DeliveryEvent) => void;
 }
 
@@ -105,11 +110,16 @@ export class DeliveryEngine {
   private async tick(): Promise<void> {
     try {
       this.handBackStale();
+      const scope = this.o.shards?.();
+      if (scope !== undefined && scope.length === 0) {
+        this.schedule(this.o.idlePollMs);
+        return;
+      }
       const now = this.o.clock.now();
-      const next = await this.o.requests.nextDueAt();
+      const next = await this.o.requests.nextDueAt(scope);
       const free = this.freeSlots();
       if (next !== null && next <= now && free > 0) {
-        const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS);
+        const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS, scope);
         for (const r of claimed) this.enqueue(r);
         this.dispatch();
         // Look again at once: more may have fallen due; finishing attempts also wake the engine.

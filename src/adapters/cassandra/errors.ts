@@ -1,0 +1,40 @@
+import { errors, types } from 'cassandra-driver';
+import { StorageUnavailable } from '../../ports/errors.js';
+import { VersionConflict } from '../../ports/requests.js';
+
+const codes = types.responseErrorCodes;
+
+/** Server answers that mean the cluster could not apply the operation now; a retry later may succeed. */
+const UNAVAILABLE_RESPONSES: ReadonlySet<number> = new Set([
+  codes.unavailableException,
+  codes.overloaded,
+  codes.isBootstrapping,
+  codes.truncateError,
+  codes.writeTimeout,
+  codes.readTimeout,
+  codes.readFailure,
+  codes.writeFailure,
+  codes.serverError,
+]);
+
+/**
+ * The one place where driver errors become port errors. Anything that says the cluster is unreachable, slow or
+ * short of replicas becomes `StorageUnavailable` (the API answers 503); a mistake in a statement passes through
+ * unchanged, so it fails loudly instead of looking like an outage.
+ */
+export function toPortError(err: unknown, during: string): unknown {
+  if (err instanceof StorageUnavailable || err instanceof VersionConflict) return err;
+  if (
+    err instanceof errors.NoHostAvailableError ||
+    err instanceof errors.OperationTimedOutError ||
+    err instanceof errors.BusyConnectionError ||
+    (err instanceof errors.ResponseError && UNAVAILABLE_RESPONSES.has(err.code))
+  ) {
+    return new StorageUnavailable(`Cassandra could not complete ${during}: ${err.message}`, { cause: err });
+  }
+  // The driver reports use of a shut-down client this way.
+  if (err instanceof Error && /shutdown|has been shut down/i.test(err.message)) {
+    return new StorageUnavailable(`Cassandra connection closed during ${during}.`, { cause: err });
+  }
+  return err;
+}

@@ -1,0 +1,73 @@
+import type { StoredRequest } from '../../domain/request.js';
+import type { RequestPatch } from '../../ports/requests.js';
+import type { InFlight } from './request-pool.js';
+import { applied, type CassandraSession, type Statement } from './session.js';
+import { timerChange, type TimerTable } from './timers.js';
+
+/** Patchable fields and their columns, in a fixed order so each patch shape is one prepared statement. */
+const PATCH_COLUMNS = {
+  status: 'status',
+  dueAt: 'due_at',
+  attemptCount: 'attempt_count',
+  updatedAt: 'updated_at',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+  cancelledAt: 'cancelled_at',
+  cancelRequestedAt: 'cancel_requested_at',
+} as const satisfies Record<keyof Required<RequestPatch>, string>;
+const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
+
+/**
+ * Every change of a stored request: one conditional write in the request's partition, with the timers around it.
+ * A new timer is written before the change, so a change never lands without its timer (a crash between the two
+ * leaves only a stale timer); the old timer is dropped after it, in the background.
+ */
+export class RequestChanges {
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly timers: TimerTable,
+    private readonly shardCount: number,
+    private readonly inFlight: InFlight,
+  ) {}
+
+  /**
+   * Applies `patch` to `current` when the stored version is still `current.version`, and returns the request as
+   * it now is; null when the version moved on. `also` are writes to the same partition that land with it or not
+   * at all. `asOf` is the `deletionTime` taken before `current` was read.
+   */
+  async apply(current: StoredRequest, patch: RequestPatch, asOf: number, during: string, also: Statement[] = []): Promise<StoredRequest | null> {
+    const next = patched(current, patch);
+    const { add, drop } = timerChange(this.shardCount, current, next);
+    if (add !== null) await this.timers.write(add, during);
+    const update = this.conditionalUpdate(current, patch);
+    const result =
+      also.length === 0
+        ? await this.session.execute(update.query, update.params!, during)
+        : // One partition: Cassandra applies it atomically without the batch log.
+          await this.session.batch([update, ...also], during, { logged: false });
+    if (!applied(result)) return null;
+    if (drop !== null) this.inFlight.background(() => this.timers.remove(drop, asOf, during));
+    return next;
+  }
+
+  private conditionalUpdate(current: StoredRequest, patch: RequestPatch): Statement {
+    const columns: string[] = [];
+    const values: unknown[] = [];
+    for (const field of PATCH_FIELDS) {
+      const value = patch[field];
+      if (value === undefined) continue;
+      columns.push(`${PATCH_COLUMNS[field]} = ?`);
+      values.push(value);
+    }
+    return {
+      query: `UPDATE ${this.session.table('requests')} SET ${[...columns, 'version = ?'].join(', ')} WHERE id = ? IF version = ?`,
+      params: [...values, current.version + 1, current.id, current.version],
+    };
+  }
+}
+
+/** The request after `patch`, one version later; keys whose value is `undefined` change nothing. */
+function patched(current: StoredRequest, patch: RequestPatch): StoredRequest {
+  const changed = Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
+  return { ...current, ...changed, version: current.version + 1 };
+}

@@ -1,0 +1,94 @@
+import type { StoredRequest } from '../../domain/request.js';
+import type { RequestChanges } from './request-changes.js';
+import { takeUpTo, type InFlight } from './request-pool.js';
+import type { RequestRows } from './request-rows.js';
+import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, inClaimOrder, leaseTimers } from './timer-scan.js';
+import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
+
+/** Claims (a read and a conditional write each) running at once in one `claimDue`. */
+const CLAIM_CONCURRENCY = 16;
+const RELEASE_CONCURRENCY = 16;
+const LEASE_PAGE = 200;
+
+/**
+ * How many listed buckets per shard `nextDueAt` looks at: its horizon. More than the empty buckets a shard may
+ * list before its first due timer (those younger than `EMPTY_BUCKET_AGE_MS`, plus the current one).
+ */
+export const NEXT_DUE_BUCKETS = EMPTY_BUCKET_AGE_MS / TIMER_BUCKET_MS + 6;
+
+/**
+ * How long a timer that no longer matches its request is left alone. A change writes its new timer before the
+ * request itself, so for a moment a fresh timer looks stale; one this far past due is surely abandoned.
+ */
+const STALE_TIMER_AGE_MS = TIMER_BUCKET_MS;
+
+/** Due work: finds it through the timers and takes it with conditional writes to the requests. */
+export class RequestClaims {
+  constructor(
+    private readonly rows: RequestRows,
+    private readonly timers: TimerTable,
+    private readonly changes: RequestChanges,
+    private readonly inFlight: InFlight,
+  ) {}
+
+  async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
+    if (limit <= 0) return [];
+    const pageSize = Math.min(Math.max(limit, 16), 500);
+    const due = inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.inFlight, shard, now, pageSize)));
+    const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
+    // Claims already made stand: their requests would otherwise wait out the lease.
+    if (failure !== null && taken.length === 0) throw failure.error;
+    return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map((c) => c.request);
+  }
+
+  async nextDueAt(shards: readonly number[]): Promise<number | null> {
+    const earliest = await Promise.all(shards.map((shard) => this.nextDueIn(shard)));
+    const times = earliest.filter((t) => t !== null);
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  async releaseLeases(now: number, shards: readonly number[]): Promise<number> {
+    const leases = leaseTimers(this.timers, shards, LEASE_PAGE);
+    const { taken, failure } = await takeUpTo(leases, Infinity, RELEASE_CONCURRENCY, (timer) => this.release(timer, now));
+    if (failure !== null) throw failure.error;
+    return taken.length;
+  }
+
+  private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
+    const asOf = deletionTime();
+    const current = await this.current(timer, now, asOf, 'claiming a request');
+    if (current === null) return null;
+    const patch = { status: 'delivering', dueAt: leaseUntil, updatedAt: now, startedAt: current.startedAt ?? now } as const;
+    const claimed = await this.changes.apply(current, patch, asOf, 'claiming a request');
+    return claimed === null ? null : { timer, request: claimed };
+  }
+
+  private async release(timer: Timer, now: number): Promise<StoredRequest | null> {
+    // Already due now: released by this very call (its new lease timer is scanned too) or by one just before.
+    if (timer.dueAt === now) return null;
+    const asOf = deletionTime();
+    const current = await this.current(timer, now, asOf, 'releasing a lease');
+    if (current === null || current.status !== 'delivering') return null;
+    return this.changes.apply(current, { dueAt: now }, asOf, 'releasing a lease');
+  }
+
+  /** The request of `timer` if the timer still stands for it; drops the timer when it is surely stale. */
+  private async current(timer: Timer, now: number, asOf: number, during: string): Promise<StoredRequest | null> {
+    const r = await this.rows.request(timer.requestId, during);
+    if (r !== null && matchesTimer(r, timer)) return r;
+    if (timer.dueAt < now - STALE_TIMER_AGE_MS) this.inFlight.background(() => this.timers.remove(timer, asOf, during));
+    return null;
+  }
+
+  /**
+   * The earliest timer among the first listed buckets of a shard. When all of those are empty, the time a claim
+   * may drop the first of them: the claim then brings later timers within reach (and claims any due ones itself,
+   * as its scan is not limited to these buckets).
+   */
+  private async nextDueIn(shard: number): Promise<number | null> {
+    const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
+    if (buckets.length === 0) return null;
+    const earliest = await this.timers.earliest(shard, buckets, 'finding the next due time');
+    return earliest.size === 0 ? bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS : Math.min(...earliest.values());
+  }
+}

@@ -1,0 +1,160 @@
+import { isTerminal, type StoredRequest } from '../../domain/request.js';
+import type { ListPosition, RequestListQuery } from '../../ports/requests.js';
+import { mapBounded } from './request-pool.js';
+import { dayOf, lowerUrl, type RequestRows } from './request-rows.js';
+import { millis, type CassandraSession } from './session.js';
+
+/** Entries of `project_days` per read; a project lists one per UTC day it created requests on. */
+const DAYS_PER_READ = 32;
+/** Requests fetched at once to check what the list entries do not carry: status and the terminal cutoff. */
+const MAX_FETCH_AT_ONCE = 100;
+/**
+ * How many requests created before the cutoff `hasTerminalBefore` checks, newest first: it answers false when
+ * all of them are still active. Old requests are nearly always terminal, so the first is usually enough.
+ */
+export const HISTORY_CHECKED = 100;
+const HISTORY_AT_ONCE = 20;
+
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
+
+/** The copy of a request's immutable, filterable fields in `requests_by_project`. */
+interface ListEntry {
+  readonly createdAt: number;
+  readonly id: string;
+  readonly urlLower: string;
+  readonly method: string;
+  readonly source: string;
+}
+
+/** The list: walks a project's days newest first, filters on the list entries, then fetches the requests. */
+export class RequestList {
+  private readonly selectDays: string;
+  private readonly selectEntries: string;
+
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly rows: RequestRows,
+  ) {
+    this.selectDays = `SELECT day FROM ${session.table('project_days')}
+      WHERE project_id = ? AND day < ? AND day >= ? LIMIT ?`;
+    // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
+    this.selectEntries = `SELECT created_at, id, url_lower, method, source FROM ${session.table('requests_by_project')}
+      WHERE project_id = ? AND day = ? AND (created_at, id) < (?, ?) AND (created_at) >= (?) LIMIT ?`;
+  }
+
+  async list(q: RequestListQuery): Promise<StoredRequest[]> {
+    if (q.limit <= 0) return [];
+    if (q.id !== undefined) return this.byId(q, q.id);
+    const found: StoredRequest[] = [];
+    let pending: ListEntry[] = [];
+    const fetchPending = async () => {
+      const fetched = await mapBounded(pending, pending.length, (e) => this.rows.request(e.id, 'listing requests'));
+      pending = [];
+      for (const r of fetched) {
+        if (r !== null && found.length < q.limit && visible(r, q)) found.push(r);
+      }
+    };
+    const entryPage = Math.min(Math.max(2 * q.limit, 50), 1000);
+    for await (const entry of this.entries(q.projectId, upperBound(q), q.from ?? Number.MIN_SAFE_INTEGER, entryPage)) {
+      if (!matches(entry, q)) continue;
+      pending.push(entry);
+      // A status filter or the cutoff may drop some of the fetched requests: fetch more than strictly needed then.
+      const remaining = q.limit - found.length;
+      if (pending.length >= Math.min(q.status === undefined ? remaining : 2 * remaining, MAX_FETCH_AT_ONCE)) {
+        await fetchPending();
+        if (found.length >= q.limit) break;
+      }
+    }
+    if (pending.length > 0) await fetchPending();
+    return found;
+  }
+
+  /** See `HISTORY_CHECKED` for how far it looks. */
+  async hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean> {
+    let checked = 0;
+    let pending: string[] = [];
+    const anyTerminal = async () => {
+      const statuses = await mapBounded(pending, pending.length, (id) => this.rows.status(id, 'checking for old requests'));
+      checked += pending.length;
+      pending = [];
+      return statuses.some((status) => status !== null && isTerminal(status));
+    };
+    for await (const entry of this.entries(projectId, { createdAt: cutoff, id: '' }, Number.MIN_SAFE_INTEGER, HISTORY_AT_ONCE)) {
+      pending.push(entry.id);
+      if (pending.length < HISTORY_AT_ONCE) continue;
+      if (await anyTerminal()) return true;
+      if (checked >= HISTORY_CHECKED) return false;
+    }
+    return pending.length > 0 && (await anyTerminal());
+  }
+
+  private async byId(q: RequestListQuery, id: string): Promise<StoredRequest[]> {
+    const r = await this.rows.request(id, 'listing requests');
+    if (r === null || r.projectId !== q.projectId || !visible(r, q)) return [];
+    const entry = { createdAt: r.createdAt, id: r.id, urlLower: lowerUrl(r.url), method: r.method, source: r.source };
+    const inRange = before(entry, upperBound(q)) && (q.from === undefined || r.createdAt >= q.from);
+    return inRange && matches(entry, q) ? [r] : [];
+  }
+
+  /** A project's list entries below `below` in (createdAt, id) order, created at `from` or later, newest first. */
+  private async *entries(projectId: string, below: ListPosition, from: number, pageSize: number): AsyncGenerator<ListEntry> {
+    let daysBelow = clampInt(dayOf(below.createdAt) + 1);
+    const firstDay = clampInt(dayOf(from));
+    for (;;) {
+      const days = await this.session.read(this.selectDays, [projectId, daysBelow, firstDay, DAYS_PER_READ], 'listing requests');
+      for (const row of days.rows) {
+        const day = row['day'] as number;
+        let position = below;
+        for (;;) {
+          const params = [projectId, day, position.createdAt, position.id, from, pageSize];
+          const page = (await this.session.read(this.selectEntries, params, 'listing requests')).rows.map(entryFromRow);
+          yield* page;
+          if (page.length < pageSize) break;
+          position = page.at(-1)!;
+        }
+      }
+      if (days.rows.length < DAYS_PER_READ) return;
+      daysBelow = days.rows.at(-1)!['day'] as number;
+    }
+  }
+}
+
+function entryFromRow(row: Record<string, unknown>): ListEntry {
+  return {
+    createdAt: millis(row['created_at'])!,
+    id: row['id'] as string,
+    urlLower: row['url_lower'] as string,
+    method: row['method'] as string,
+    source: row['source'] as string,
+  };
+}
+
+/** The filters a list entry answers on its own. */
+function matches(e: ListEntry, q: RequestListQuery): boolean {
+  return (
+    (q.method === undefined || e.method === q.method) &&
+    (q.source === undefined || e.source === q.source) &&
+    (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains)))
+  );
+}
+
+/** The filters that need the request itself. */
+function visible(r: StoredRequest, q: RequestListQuery): boolean {
+  return (q.status === undefined || r.status === q.status) && !(isTerminal(r.status) && r.createdAt < q.terminalCutoff);
+}
+
+/** The exclusive upper end of the list: `after`, or creation before `to` (no ID sorts below the empty one). */
+function upperBound(q: RequestListQuery): ListPosition {
+  const to = { createdAt: q.to ?? Number.MAX_SAFE_INTEGER, id: '' };
+  return q.after !== undefined && before(q.after, to) ? q.after : to;
+}
+
+/** Whether `a` comes strictly before `b` in (createdAt, id) order, the order bounds are checked in. */
+function before(a: ListPosition, b: ListPosition): boolean {
+  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+}
+
+function clampInt(n: number): number {
+  return Math.min(Math.max(n, INT_MIN), INT_MAX);
+}

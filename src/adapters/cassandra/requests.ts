@@ -1,0 +1,159 @@
+import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { allShards } from '../../domain/shards.js';
+import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
+import { RequestChanges } from './request-changes.js';
+import { RequestClaims } from './request-claims.js';
+import { RequestList } from './request-list.js';
+import { InFlight, mapBounded } from './request-pool.js';
+import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
+import type { CassandraSession, Statement } from './session.js';
+import { TimerTable, bucketOf, deletionTime, timerOf } from './timers.js';
+
+export interface CassandraRequestStoreOptions {
+  /** Shards of timer work; fixed for the life of a deployment. */
+  readonly shardCount: number;
+}
+
+/** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
+const BODY_WRITES_AT_ONCE = 16;
+
+/**
+ * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
+ * every change (and an attempt with it) is one conditional write (`IF version = ?`). Due work is found through
+ * `timers`, hints that a claim checks against the request; the list through `requests_by_project`.
+ *
+ * `nextDueAt` looks at the first `NEXT_DUE_BUCKETS` minute buckets listed for each shard: when all of them are
+ * empty it answers the time a claim may drop the oldest (by then due timers behind them are in reach), and null
+ * only when no bucket is listed. A stale timer can make it answer early; the claim that follows clears it.
+ * `hasTerminalBefore` checks the newest `HISTORY_CHECKED` requests created before the cutoff.
+ */
+export class CassandraRequestStore implements RequestStore {
+  private readonly inFlight = new InFlight();
+  private readonly rows: RequestRows;
+  private readonly timers: TimerTable;
+  private readonly changes: RequestChanges;
+  private readonly claims: RequestClaims;
+  private readonly lists: RequestList;
+  private readonly shards: readonly number[];
+
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly options: CassandraRequestStoreOptions,
+  ) {
+    this.rows = new RequestRows(session);
+    this.timers = new TimerTable(session);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight);
+    this.lists = new RequestList(session, this.rows);
+    this.shards = allShards(options.shardCount);
+  }
+
+  /**
+   * Bodies first, each into its own partition: a partition with only a body is no request yet, and left so if
+   * the rest fails. Then one logged batch with everything else, so the requests appear all or none, and the
+   * bodies do not weigh on the batch log.
+   */
+  insertMany(requests: readonly StoredRequest[]): Promise<void> {
+    return this.inFlight.run(async () => {
+      if (requests.length === 0) return;
+      const withBody = requests.filter((r) => r.body !== null);
+      await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
+        const s = insertBody(this.session, r.id, r.body!);
+        return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
+      });
+      await this.session.batch(this.insertStatements(requests), 'storing requests', { logged: true });
+    });
+  }
+
+  get(projectId: string, id: string): Promise<StoredRequest | null> {
+    return this.inFlight.run(async () => {
+      const r = await this.rows.request(id, 'reading a request');
+      return r !== null && r.projectId === projectId ? r : null;
+    });
+  }
+
+  list(query: RequestListQuery): Promise<StoredRequest[]> {
+    return this.inFlight.run(() => this.lists.list(query));
+  }
+
+  hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean> {
+    return this.inFlight.run(() => this.lists.hasTerminalBefore(projectId, cutoff));
+  }
+
+  update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
+    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, [], 'updating a request'));
+  }
+
+  recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<StoredRequest> {
+    if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
+    const also = [insertAttempt(this.session, attempt)];
+    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, also, 'recording an attempt'));
+  }
+
+  claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<StoredRequest[]> {
+    return this.inFlight.run(() => this.claims.claimDue(now, limit, leaseUntil, shards));
+  }
+
+  nextDueAt(shards: ShardScope = this.shards): Promise<number | null> {
+    return this.inFlight.run(() => this.claims.nextDueAt(shards));
+  }
+
+  releaseLeases(now: number, shards: ShardScope = this.shards): Promise<number> {
+    return this.inFlight.run(() => this.claims.releaseLeases(now, shards));
+  }
+
+  listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {
+    return this.inFlight.run(() => this.rows.attempts(projectId, requestId, 'listing attempts'));
+  }
+
+  /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
+  close(): Promise<void> {
+    return this.inFlight.close();
+  }
+
+  /**
+   * The version is checked before writing, and the change is computed from that read: a conditional write
+   * answers only whether it applied, and reading the request again would cost a round trip.
+   */
+  private async change(
+    projectId: string,
+    id: string,
+    expectedVersion: number,
+    patch: RequestPatch,
+    also: Statement[],
+    during: string,
+  ): Promise<StoredRequest> {
+    const asOf = deletionTime();
+    const current = await this.rows.request(id, during);
+    const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
+    if (current === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
+    const next = await this.changes.apply(current, patch, asOf, during, also);
+    if (next === null) throw conflict();
+    return next;
+  }
+
+  private insertStatements(requests: readonly StoredRequest[]): Statement[] {
+    const statements: Statement[] = [];
+    const days = new Set<string>();
+    const buckets = new Set<string>();
+    for (const r of requests) {
+      statements.push(insertRequest(this.session, r), insertListEntry(this.session, r));
+      const day = dayOf(r.createdAt);
+      if (!days.has(`${r.projectId}/${day}`)) {
+        days.add(`${r.projectId}/${day}`);
+        statements.push(insertProjectDay(this.session, r.projectId, day));
+      }
+      const timer = timerOf(this.options.shardCount, r);
+      if (timer === null) continue;
+      const [timerRow, bucketRow] = this.timers.statements(timer);
+      statements.push(timerRow!);
+      // One entry per bucket is enough; the same row many times only weighs on the batch.
+      const bucket = `${timer.shard}/${bucketOf(timer.dueAt)}`;
+      if (!buckets.has(bucket)) {
+        buckets.add(bucket);
+        statements.push(bucketRow!);
+      }
+    }
+    return statements;
+  }
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { Client, auth, policies, types, type ArrayOrObject } from 'cassandra-driver';
+import { toPortError } from './errors.js';
+
+/** How to reach a cluster; every field comes from the service configuration. */
+export interface CassandraConnection {
+  /** `host` or `host:port` of at least one node. */
+  readonly contactPoints: readonly string[];
+  /** Requests go to nodes of this datacenter; consistency levels are `LOCAL_*` within it. */
+  readonly localDataCenter: string;
+  readonly keyspace: string;
+  /** CQL replication map used when `ferry migrate` creates the keyspace. */
+  readonly replication: string;
+  readonly username?: string | undefined;
+  readonly password?: string | undefined;
+  /** Connect with TLS; `caFile` adds a CA to trust beside the system store. */
+  readonly tls?: { readonly caFile?: string | undefined } | null | undefined;
+}
+
+/**
+ * Consistency levels, chosen once. Reads and writes use LOCAL_QUORUM, so a read sees every acknowledged write
+ * even when one replica of three is down; conditional writes use LOCAL_SERIAL for the Paxos phase.
+ */
+export const CONSISTENCY = {
+  read: types.consistencies.localQuorum,
+  write: types.consistencies.localQuorum,
+  serial: types.consistencies.localSerial,
+} as const;
+
+export interface Statement {
+  readonly query: string;
+  readonly params?: ArrayOrObject;
+}
+
+interface ExecuteOptions {
+  /** Safe to send again after a timeout (the driver then may retry it on another node). */
+  readonly idempotent?: boolean;
+  readonly fetchSize?: number;
+  readonly consistency?: number;
+}
+
+/**
+ * The only holder of a driver client. Every statement is prepared (the driver caches it), runs at the documented
+ * consistency, and has its errors converted by `toPortError`, so stores above it never see a driver error.
+ */
+export class CassandraSession {
+  private constructor(
+    readonly client: Client,
+    readonly keyspace: string,
+  ) {}
+
+  /** Connects without a keyspace: `ferry migrate` may still have to create it. */
+  static async connect(c: CassandraConnection): Promise<CassandraSession> {
+    const client = new Client({
+      contactPoints: [...c.contactPoints],
+      localDataCenter: c.localDataCenter,
+      ...(c.username !== undefined ? { authProvider: new auth.PlainTextAuthProvider(c.username, c.password ?? '') } : {}),
+      ...(c.tls ? { sslOptions: c.tls.caFile ? { ca: [readFileSync(c.tls.caFile)] } : {} } : {}),
+      queryOptions: { consistency: CONSISTENCY.write, serialConsistency: CONSISTENCY.serial, prepare: true },
+      socketOptions: { connectTimeout: 5_000, readTimeout: 12_000 },
+      pooling: { heartBeatInterval: 10_000 },
+      // After an outage the service must recover by itself within seconds, not the driver's default ten minutes.
+      policies: { reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 5_000, true) },
+    });
+    try {
+      await client.connect();
+    } catch (err) {
+      await client.shutdown().catch(() => undefined);
+      throw toPortError(err, 'connecting');
+    }
+    return new CassandraSession(client, c.keyspace);
+  }
+
+  /** A table name qualified with the deployment's keyspace (CQL cannot bind identifiers). */
+  table(name: string): string {
+    return `${this.keyspace}.${name}`;
+  }
+
+  /** Runs one statement; `during` names the operation in errors. */
+  async execute(query: string, params: ArrayOrObject, during: string, options: ExecuteOptions = {}): Promise<types.ResultSet> {
+    try {
+      return await this.client.execute(query, params, {
+        prepare: true,
+        isIdempotent: options.idempotent ?? false,
+        consistency: options.consistency ?? CONSISTENCY.write,
+        ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
+      });
+    } catch (err) {
+      throw toPortError(err, during);
+    }
+  }
+
+  /** Runs a read at the read consistency; reads are always safe to retry. */
+  read(query: string, params: ArrayOrObject, during: string, fetchSize?: number): Promise<types.ResultSet> {
+    return this.execute(query, params, during, {
+      idempotent: true,
+      consistency: CONSISTENCY.read,
+      ...(fetchSize !== undefined ? { fetchSize } : {}),
+    });
+  }
+
+  /**
+   * Runs statements as one batch. A logged batch is applied entirely or not at all, even across partitions; an
+   * unlogged one only saves round trips. A batch with a condition must stay within one partition.
+   */
+  async batch(statements: readonly Statement[], during: string, options: { logged: boolean }): Promise<types.ResultSet> {
+    try {
+      return await this.client.batch(
+        statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
+        { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: false },
+      );
+    } catch (err) {
+      throw toPortError(err, during);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.shutdown();
+  }
+}
+
+/** Whether a conditional statement (`IF ...`) took effect. */
+export function applied(result: types.ResultSet): boolean {
+  return result.wasApplied();
+}
+
+/** Milliseconds since the epoch from a `bigint` column, or null. */
+export function millis(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'number' ? value : (value as types.Long).toNumber();
+}

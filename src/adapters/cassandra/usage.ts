@@ -1,0 +1,83 @@
+import { StorageUnavailable } from '../../ports/errors.js';
+import type { UsageStore } from '../../ports/usage.js';
+import { applied, millis, type CassandraSession } from './session.js';
+import { Turns } from './usage-turns.js';
+
+/** Conditional rounds lost to other processes before a change gives up with a retryable error. */
+const MAX_ROUNDS = 20;
+
+/**
+ * Usage as one row per (project, period), changed by compare-and-set under Paxos: counters cannot be conditional,
+ * and the limit has to be checked against the value the write replaces.
+ */
+export class CassandraUsageStore implements UsageStore {
+  private readonly q: ReturnType<typeof statements>;
+  private readonly turns = new Turns();
+
+  constructor(private readonly session: CassandraSession) {
+    this.q = statements(session.table('usage'));
+  }
+
+  async reserve(projectId: string, period: string, count: number, limit: number): Promise<boolean> {
+    assertCount(count);
+    if (count > limit) return false;
+    if (count === 0) return true;
+    return this.change(projectId, period, (used) => (used + count <= limit ? used + count : null));
+  }
+
+  async release(projectId: string, period: string, count: number): Promise<void> {
+    assertCount(count);
+    if (count === 0) return;
+    await this.change(projectId, period, (used) => (used === 0 ? null : Math.max(0, used - count)), { createMissing: false });
+  }
+
+  async used(projectId: string, period: string): Promise<number> {
+    return (await this.read(projectId, period)) ?? 0;
+  }
+
+  /**
+   * Replaces the period's usage with `next(used)` unless that is null; true when written. Each round compares
+   * with the value last seen, and a lost round reports the value that beat it, so only the first round reads.
+   */
+  private change(projectId: string, period: string, next: (used: number) => number | null, o = { createMissing: true }): Promise<boolean> {
+    return this.turns.run(`${projectId}\n${period}`, async () => {
+      let used = await this.read(projectId, period);
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        if (used === null && !o.createMissing) return false;
+        const target = next(used ?? 0);
+        if (target === null) return false;
+        const rs =
+          used === null
+            ? await this.session.execute(this.q.insert, [projectId, period, target], 'reserving usage')
+            : await this.session.execute(this.q.update, [target, projectId, period, used], 'changing usage');
+        if (applied(rs)) return true;
+        used = millis(rs.first()?.get('used'));
+        await pause(round);
+      }
+      throw new StorageUnavailable(`Usage of project ${projectId} for ${period} is changing too fast to update; retry.`);
+    });
+  }
+
+  private async read(projectId: string, period: string): Promise<number | null> {
+    const rs = await this.session.read(this.q.select, [projectId, period], 'reading usage');
+    return millis(rs.first()?.get('used'));
+  }
+}
+
+function statements(table: string) {
+  return {
+    select: `SELECT used FROM ${table} WHERE project_id = ? AND period = ?`,
+    insert: `INSERT INTO ${table} (project_id, period, used) VALUES (?, ?, ?) IF NOT EXISTS`,
+    update: `UPDATE ${table} SET used = ? WHERE project_id = ? AND period = ? IF used = ?`,
+  };
+}
+
+/** A short random wait after a lost round, so processes that collided do not collide again at once. */
+function pause(round: number): Promise<void> {
+  const ms = Math.random() * Math.min(100, 2 ** round);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function assertCount(count: number): void {
+  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError(`Usage count must be a non-negative integer, got ${count}.`);
+}

@@ -1,0 +1,138 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import type { ShardScope } from '../../ports/requests.js';
+import type { ShardFence, ShardListener, ShardOwnership, WorkNotice } from '../../ports/work-shards.js';
+import type { KafkaLog } from './client.js';
+import { decodeNotice } from './notice-codec.js';
+
+export interface KafkaShardOwnershipOptions {
+  readonly topic: string;
+  readonly groupId: string;
+  /** This process, as recorded in the fence. */
+  readonly owner: string;
+  readonly fence: ShardFence;
+  /** A member silent this long is dropped from the group and its shards move: the failover bound's main part. */
+  readonly sessionTimeoutMs: number;
+  /** How often owned shards are checked against the fence, to notice a takeover the group has not told us of. */
+  readonly verifyEveryMs: number;
+}
+
+/**
+ * Shard ownership from Kafka group membership: the partitions of the work topic assigned to this member are its
+ * shards. Ownership ends the moment a rebalance starts and begins again only after every newly assigned shard was
+ * fenced (its epoch raised in storage) and handed to the listener, so a stale member never acts beside a new one.
+ * Messages are work notices; they only wake the owner, and their offsets are committed once they were handed on.
+ */
+export class KafkaShardOwnership implements ShardOwnership {
+  private readonly consumer: Consumer;
+  private current: ReadonlyMap<number, number> = new Map();
+  /** Raised on every rebalance: a fencing round that finishes after the next rebalance began is discarded. */
+  private generation = 0;
+  private verifier: NodeJS.Timeout | undefined;
+  private listener: ShardListener | null = null;
+  /** Shards of the last completed assignment: only shards new since then may hold a dead owner's leases. */
+  private lastAssigned: ReadonlySet<number> = new Set();
+
+  constructor(
+    kafka: Kafka,
+    private readonly o: KafkaShardOwnershipOptions,
+    private readonly log: KafkaLog,
+  ) {
+    this.consumer = kafka.consumer({
+      groupId: o.groupId,
+      sessionTimeout: o.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(o.sessionTimeoutMs, 10_000),
+      heartbeatInterval: Math.max(100, Math.floor(o.sessionTimeoutMs / 10)),
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
+    });
+  }
+
+  owned(): ShardScope {
+    return [...this.current.keys()];
+  }
+
+  async start(listener: ShardListener): Promise<void> {
+    this.listener = listener;
+    const { REBALANCING, GROUP_JOIN, CRASH, STOP, DISCONNECT } = this.consumer.events;
+    this.consumer.on(REBALANCING, () => this.drop('rebalance'));
+    this.consumer.on(CRASH, () => this.drop('consumer crashed'));
+    this.consumer.on(STOP, () => this.drop('consumer stopped'));
+    this.consumer.on(DISCONNECT, () => this.drop('consumer disconnected'));
+    this.consumer.on(GROUP_JOIN, (e) => {
+      const assigned = e.payload.memberAssignment[this.o.topic] ?? [];
+      void this.take(assigned, this.generation);
+    });
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.o.topic, fromBeginning: false });
+    await this.consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1_000,
+      eachBatch: async ({ batch }) => {
+        const notices: WorkNotice[] = [];
+        for (const m of batch.messages) {
+          const n = decodeNotice(batch.partition, m.key, m.value);
+          if (n !== null) notices.push(n);
+        }
+        if (notices.length > 0 && this.current.has(batch.partition)) this.listener?.onWork(notices);
+      },
+    });
+    this.verifier = setInterval(() => void this.verify(), this.o.verifyEveryMs);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.verifier);
+    this.listener = null;
+    this.drop('stopping');
+    await this.consumer.disconnect();
+  }
+
+  private drop(reason: string): void {
+    this.generation++;
+    if (this.current.size > 0) this.log('info', 'shards released', { reason, shards: [...this.current.keys()] });
+    this.current = new Map();
+  }
+
+  private async take(assigned: readonly number[], generation: number): Promise<void> {
+    try {
+      const epochs = new Map<number, number>();
+      for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
+      if (generation !== this.generation) return;
+      const gained = assigned.filter((s) => !this.lastAssigned.has(s));
+      await this.listener?.onGained(gained);
+      if (generation !== this.generation) return;
+      this.lastAssigned = new Set(assigned);
+      this.current = epochs;
+      this.log('info', 'shards owned', { owned: [...assigned].sort((a, b) => a - b), gained });
+      // Claims may start now: whatever is already due in these shards is found by the owner's next scan.
+      this.listener?.onWork([]);
+    } catch (err) {
+      this.log('error', 'could not take assigned shards; waiting for the next rebalance', { shards: assigned, error: String(err) });
+      // Leave the group's view consistent with ours: rejoining triggers a new assignment and a new attempt.
+      if (generation === this.generation) this.retryLater(assigned, generation);
+    }
+  }
+
+  private retryLater(assigned: readonly number[], generation: number): void {
+    setTimeout(() => {
+      if (generation === this.generation && this.listener !== null) void this.take(assigned, generation);
+    }, 1_000).unref();
+  }
+
+  /** Drops shards whose epoch moved on: another member took them while this one missed the rebalance. */
+  private async verify(): Promise<void> {
+    const generation = this.generation;
+    for (const [shard, epoch] of this.current) {
+      try {
+        if (!(await this.o.fence.holds(shard, epoch)) && generation === this.generation) {
+          const next = new Map(this.current);
+          next.delete(shard);
+          this.current = next;
+          this.log('warn', 'shard taken over by another process', { shard });
+        }
+      } catch {
+        // Storage unreachable: claims fail on their own until it is back.
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import type { WorkNotice, WorkNotifier } from '../../ports/work-shards.js';
+import type { KafkaLog } from './client.js';
+import { encodeNotice } from './notice-codec.js';
+
+/** Notices waiting for the producer; beyond this the oldest are dropped (the timers still hold the work). */
+const MAX_PENDING = 20_000;
+
+/**
+ * Sends work notices to the shard's partition, many per produce request: notices that arrive while one send is
+ * under way go together in the next one, so the broker sees one request per burst, not one per accepted request.
+ */
+export class KafkaWorkNotifier implements WorkNotifier {
+  private readonly producer: Producer;
+  private pending: WorkNotice[] = [];
+  private sending: Promise<void> | null = null;
+  private connected: Promise<void>;
+  private dropped = 0;
+
+  constructor(
+    kafka: Kafka,
+    private readonly topic: string,
+    private readonly log: KafkaLog,
+  ) {
+    this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    this.connected = this.producer.connect();
+    this.connected.catch(() => undefined);
+  }
+
+  notify(notices: readonly WorkNotice[]): void {
+    this.pending.push(...notices);
+    const excess = this.pending.length - MAX_PENDING;
+    if (excess > 0) {
+      this.pending.splice(0, excess);
+      this.dropped += excess;
+    }
+    this.sending ??= this.drain();
+  }
+
+  async close(): Promise<void> {
+    await this.sending;
+    await this.producer.disconnect();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      await this.connected;
+    } catch {
+      // The producer reconnects on its next send.
+      this.connected = Promise.resolve();
+    }
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.producer.send({ topic: this.topic, acks: -1, messages: batch.map(encodeNotice) });
+      } catch (err) {
+        this.log('warn', 'work notices not sent; owners find the work on their next scan', {
+          notices: batch.length,
+          error: String(err),
+        });
+      }
+    }
+    if (this.dropped > 0) {
+      this.log('warn', 'work notices dropped while the producer lagged; owners find the work on their next scan', { notices: this.dropped });
+      this.dropped = 0;
+    }
+    this.sending = null;
+  }
+}

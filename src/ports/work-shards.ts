@@ -1,0 +1,51 @@
+import type { ShardScope } from './requests.js';
+
+/** News that a request's work was stored in a shard: it is due at `dueAt` (possibly already). */
+export interface WorkNotice {
+  readonly requestId: string;
+  readonly shard: number;
+  readonly dueAt: number;
+}
+
+/** What a process does as shards move to and from it. */
+export interface ShardListener {
+  /**
+   * The assignment was fenced and claims may start; `shards` are those new to this process since its previous
+   * assignment (possibly none), which a previous owner may have left with leases.
+   */
+  onGained(shards: ShardScope): Promise<void>;
+  /** Work in an owned shard was stored by some process; look for due work. */
+  onWork(notices: readonly WorkNotice[]): void;
+}
+
+/**
+ * Which shards of delivery and timer work this process owns. Group membership decides ownership; a shard is
+ * reported as owned only after it was fenced, and stops being owned as soon as a rebalance begins, so two
+ * processes never claim work of one shard at once.
+ */
+export interface ShardOwnership {
+  start(listener: ShardListener): Promise<void>;
+  /** Shards owned right now; empty while a rebalance is under way or the group is unreachable. */
+  owned(): ShardScope;
+  stop(): Promise<void>;
+}
+
+/**
+ * Tells the owner of a shard that work was stored there. Best effort by design: the stored timer is the durable
+ * record of the work, so a notice that is lost only delays it until the owner's next scan.
+ */
+export interface WorkNotifier {
+  notify(notices: readonly WorkNotice[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Fences shard ownership: taking a shard raises its epoch with a conditional write, and a holder can check
+ * that nobody took it since.
+ */
+export interface ShardFence {
+  /** Takes `shard` for `owner`; returns the new epoch. */
+  acquire(shard: number, owner: string): Promise<number>;
+  /** True while `epoch` is still the shard's latest. */
+  holds(shard: number, epoch: number): Promise<boolean>;
+}

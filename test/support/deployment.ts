@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+import { openCassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { CassandraSession } from '../../src/adapters/cassandra/session.js';
+import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import type { Backend } from '../../src/ports/backend.js';
+import { infra } from './infra.js';
+
+const execFileAsync = promisify(execFile);
+const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/cli/main.js');
+
+/**
+ * Which backend the black-box tests run against: `FERRY_TEST_BACKEND=cassandra` runs the very same tests on
+ * Cassandra and Kafka (started by `test/infra/infra.sh`). Each test data directory then stands for a deployment
+ * of its own: its own keyspace, work topic and consumer group, named after the directory.
+ */
+export const TEST_BACKEND: 'embedded' | 'cassandra' = process.env.FERRY_TEST_BACKEND === 'cassandra' ? 'cassandra' : 'embedded';
+
+export const TEST_SHARDS = 6;
+
+function deploymentName(dataDir: string): string {
+  return createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
+}
+
+/** The environment that points a `ferry` process at the deployment of `dataDir`. */
+export function backendEnv(dataDir: string): Record<string, string> {
+  if (TEST_BACKEND === 'embedded') return { FERRY_DATA_DIR: dataDir };
+  const name = deploymentName(dataDir);
+  return {
+    FERRY_DATA_DIR: dataDir,
+    FERRY_BACKEND: 'cassandra',
+    FERRY_SHARDS: String(TEST_SHARDS),
+    FERRY_CASSANDRA_CONTACT_POINTS: infra.cassandra.contactPoint,
+    FERRY_CASSANDRA_LOCAL_DC: infra.cassandra.localDataCenter,
+    FERRY_CASSANDRA_KEYSPACE: `ferry_t_${name}`,
+    FERRY_KAFKA_BROKERS: infra.kafka.brokers.join(','),
+    FERRY_KAFKA_TOPIC: `ferry.t.${name}`,
+    FERRY_KAFKA_GROUP: `ferry-t-${name}`,
+    FERRY_KAFKA_SESSION_TIMEOUT_MS: '6000',
+  };
+}
+
+const prepared = new Set<string>();
+
+/** Creates the deployment's schema (and topic) once per data directory; the embedded file creates itself. */
+export async function prepareStorage(dataDir: string): Promise<void> {
+  if (TEST_BACKEND === 'embedded') return;
+  const marker = join(dataDir, '.migrated');
+  if (existsSync(marker)) return;
+  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: { ...process.env, ...backendEnv(dataDir) } });
+  writeFileSync(marker, '');
+  prepared.add(dataDir);
+}
+
+/**
+ * Drops the keyspaces and topics of every deployment this test process created: each table costs the shared
+ * Cassandra node heap, so they must not pile up across runs.
+ */
+export async function dropDeployments(): Promise<void> {
+  const dirs = [...prepared];
+  prepared.clear();
+  if (dirs.length === 0) return;
+  const session = await CassandraSession.connect({
+    contactPoints: [infra.cassandra.contactPoint],
+    localDataCenter: infra.cassandra.localDataCenter,
+    keyspace: 'system',
+    replication: '',
+  });
+  try {
+    for (const dir of dirs) {
+      await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir).FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
+    }
+  } finally {
+    await session.close();
+  }
+  const admin = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    await admin.deleteTopics({ topics: dirs.map((d) => backendEnv(d).FERRY_KAFKA_TOPIC!) });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Opens the deployment's storage directly, for tests that set up or inspect state behind the API. */
+export async function openTestBackend(dataDir: string): Promise<Backend> {
+  if (TEST_BACKEND === 'embedded') return openEmbeddedBackend({ path: join(dataDir, 'ferry.db') });
+  const env = backendEnv(dataDir);
+  return openCassandraBackend({
+    contactPoints: [infra.cassandra.contactPoint],
+    localDataCenter: infra.cassandra.localDataCenter,
+    keyspace: env.FERRY_CASSANDRA_KEYSPACE!,
+    replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+    shardCount: TEST_SHARDS,
+  });
+}
+
+/** Everything the deployment has stored, as raw bytes: the embedded files, or every Cassandra row as JSON. */
+export async function storedBytes(dataDir: string): Promise<Buffer[]> {
+  if (TEST_BACKEND === 'embedded') {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    return readdirSync(dataDir).map((n) => readFileSync(join(dataDir, n)));
+  }
+  const backend = (await openTestBackend(dataDir)) as Awaited<ReturnType<typeof openCassandraBackend>>;
+  try {
+    const ks = backend.session.keyspace;
+    const tables = await backend.session.read('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], 'listing tables');
+    const dumps: Buffer[] = [];
+    for (const t of tables.rows) {
+      const rows = await backend.session.read(`SELECT JSON * FROM ${ks}.${String(t['table_name'])}`, [], 'dumping a table');
+      dumps.push(Buffer.from(rows.rows.map((r) => String(r['[json]'])).join('\n')));
+    }
+    return dumps;
+  } finally {
+    await backend.close();
+  }
+}
