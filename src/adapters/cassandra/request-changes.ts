@@ -3,19 +3,8 @@ import type { RequestPatch } from '../../ports/requests.js';
 import type { InFlight } from './request-pool.js';
 import { applied, type CassandraSession, type Statement } from './session.js';
 import { timerChange, type TimerTable } from './timers.js';
+import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
 
-/** Patchable fields and their columns, in a fixed order so each patch shape is one prepared statement. */
-const PATCH_COLUMNS = {
-  status: 'status',
-  dueAt: 'due_at',
-  attemptCount: 'attempt_count',
-  updatedAt: 'updated_at',
-  startedAt: 'started_at',
-  completedAt: 'completed_at',
-  cancelledAt: 'cancelled_at',
-  cancelRequestedAt: 'cancel_requested_at',
-} as const satisfies Record<keyof Required<RequestPatch>, string>;
-const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
 
 /**
  * Every change of a stored request: one conditional write in the request's partition, with the timers around it.

@@ -5,23 +5,12 @@ import { VersionConflict, type RequestPatch } from '../../ports/requests.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
+import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
 
 // Every write the embedded backend makes, by name. They run on the writer thread, so arguments and results are
 // plain data that survives a structured clone, and each op is synchronous: it runs inside a savepoint of the
 // group transaction and is undone when it throws.
 
-/** Patchable fields and their columns, in a fixed order so each patch shape compiles to one cached statement. */
-const PATCH_COLUMNS = {
-  status: 'status',
-  dueAt: 'due_at',
-  attemptCount: 'attempt_count',
-  updatedAt: 'updated_at',
-  startedAt: 'started_at',
-  completedAt: 'completed_at',
-  cancelledAt: 'cancelled_at',
-  cancelRequestedAt: 'cancel_requested_at',
-} as const satisfies Record<keyof Required<RequestPatch>, string>;
-const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
 
 export const SELECT_LIVE_IDEMPOTENCY = `SELECT project_id, key, fingerprint, outcome, claimed_at, expires_at
   FROM idempotency WHERE project_id = ? AND key = ? AND expires_at > ?`;
