@@ -38,3 +38,17 @@ export function toPortError(err: unknown, during: string): unknown {
   }
   return err;
 }
+
+/**
+ * True when a conditional write timed out in its Paxos phase: it may or may not have been applied, and a serial
+ * read settles which (it completes any round still in progress).
+ */
+export function isUncertainConditionalWrite(err: unknown): boolean {
+  if (!(err instanceof StorageUnavailable)) return false;
+  const cause = err.cause;
+  return (
+    cause instanceof errors.ResponseError &&
+    cause.code === codes.writeTimeout &&
+    (cause as errors.ResponseError & { writeType?: string }).writeType === 'CAS'
+  );
+}

@@ -1,10 +1,12 @@
-import type { StoredRequest } from '../../domain/request.js';
+import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { RequestPatch } from '../../ports/requests.js';
-import type { InFlight } from './request-pool.js';
-import { applied, type CassandraSession, type Statement } from './session.js';
-import { timerChange, type TimerTable } from './timers.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
-
+import type { RequestExpiry } from './request-expiry.js';
+import type { InFlight } from './request-pool.js';
+import { isUncertainConditionalWrite } from './errors.js';
+import type { RequestRows } from './request-rows.js';
+import { CONSISTENCY, applied, type CassandraSession, type Statement } from './session.js';
+import { timerChange, type TimerTable } from './timers.js';
 
 /**
  * Every change of a stored request: one conditional write in the request's partition, with the timers around it.
@@ -17,6 +19,8 @@ export class RequestChanges {
     private readonly timers: TimerTable,
     private readonly shardCount: number,
     private readonly inFlight: InFlight,
+    private readonly expiry: RequestExpiry,
+    private readonly rows: RequestRows,
   ) {}
 
   /**
@@ -29,14 +33,35 @@ export class RequestChanges {
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add, during);
     const update = this.conditionalUpdate(current, patch);
-    const result =
-      also.length === 0
-        ? await this.session.execute(update.query, update.params!, during)
-        : // One partition: Cassandra applies it atomically without the batch log.
-          await this.session.batch([update, ...also], during, { logged: false });
-    if (!applied(result)) return null;
+    try {
+      const result =
+        also.length === 0
+          ? await this.session.execute(update.query, update.params!, during)
+          : // One partition: Cassandra applies it atomically without the batch log.
+            await this.session.batch([update, ...also], during, { logged: false });
+      if (!applied(result)) return null;
+    } catch (err) {
+      if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
+    }
     if (drop !== null) this.inFlight.background(() => this.timers.remove(drop, asOf, during));
+    if (isTerminal(next.status) && !isTerminal(current.status)) this.inFlight.background(() => this.expiry.expire(next));
     return next;
+  }
+
+  /**
+   * Whether a conditional write whose answer timed out was applied after all: a serial read finishes any Paxos
+   * round still open, so what it sees is final. Without this, a claim that did land would sit out its lease.
+   */
+  private async landed(next: StoredRequest, during: string): Promise<boolean> {
+    const seen = await this.rows.request(next.id, during, CONSISTENCY.serial);
+    return (
+      seen !== null &&
+      seen.version === next.version &&
+      seen.status === next.status &&
+      seen.dueAt === next.dueAt &&
+      seen.updatedAt === next.updatedAt &&
+      seen.attemptCount === next.attemptCount
+    );
   }
 
   private conditionalUpdate(current: StoredRequest, patch: RequestPatch): Statement {

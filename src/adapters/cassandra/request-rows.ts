@@ -11,14 +11,14 @@ import type {
 import { millis, type CassandraSession, type Statement } from './session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
-const REQUEST_COLUMNS = [
+export const REQUEST_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'content_type', 'max_attempts', 'timeout_seconds', 'queue',
   'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
   'version',
 ] as const;
 
-const ATTEMPT_COLUMNS = [
+export const ATTEMPT_COLUMNS = [
   'attempt_number', 'attempt_status', 'response_status_code', 'error_message', 'duration_ms', 'attempt_started_at',
   'attempt_completed_at', 'retry',
 ] as const;
@@ -50,8 +50,12 @@ export class RequestRows {
   }
 
   /** The request with this ID in any project, or null; a partition holding only a body is no request yet. */
-  async request(id: string, during: string): Promise<StoredRequest | null> {
-    const row = (await this.session.read(this.selectRequest, [id], during)).first();
+  async request(id: string, during: string, consistency?: number): Promise<StoredRequest | null> {
+    const row = (
+      consistency === undefined
+        ? await this.session.read(this.selectRequest, [id], during)
+        : await this.session.execute(this.selectRequest, [id], during, { idempotent: true, consistency })
+    ).first();
     return row === null || row['project_id'] === null ? null : requestFromRow(row);
   }
 
@@ -119,6 +123,15 @@ function attemptFromRow(requestId: string, row: types.Row): AttemptRecord {
 
 /** Writes the static columns of a new request. Absent values stay unset: a new partition needs no tombstones. */
 export function insertRequest(session: CassandraSession, r: StoredRequest): Statement {
+  return {
+    query: `INSERT INTO ${session.table('requests')} (${REQUEST_COLUMNS.join(', ')})
+      VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`,
+    params: requestValues(r),
+  };
+}
+
+/** Values of `REQUEST_COLUMNS`, in order; absent ones are left unset, so nothing writes a tombstone. */
+export function requestValues(r: StoredRequest): unknown[] {
   const values = [
     r.id, r.projectId, r.url, r.method,
     // An array of pairs keeps order, spelling and repeated names exactly as given.
@@ -127,11 +140,7 @@ export function insertRequest(session: CassandraSession, r: StoredRequest): Stat
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
   ];
-  return {
-    query: `INSERT INTO ${session.table('requests')} (${REQUEST_COLUMNS.join(', ')})
-      VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`,
-    params: values.map((v) => v ?? types.unset),
-  };
+  return values.map((v) => v ?? types.unset);
 }
 
 /** The body goes into the partition on its own, ahead of the request: see `CassandraRequestStore.insertMany`. */
@@ -159,9 +168,14 @@ export function insertProjectDay(session: CassandraSession, projectId: string, d
 export function insertAttempt(session: CassandraSession, a: AttemptRecord): Statement {
   return {
     query: `INSERT INTO ${session.table('requests')} (id, ${ATTEMPT_COLUMNS.join(', ')}) VALUES (?, ${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
-    params: [
-      a.requestId, a.attemptNumber, a.status, a.responseStatusCode, a.errorMessage, a.durationMs, a.startedAt,
-      a.completedAt, a.retry === null ? null : JSON.stringify(a.retry),
-    ],
+    params: attemptValues(a),
   };
+}
+
+/** The request ID, then the values of `ATTEMPT_COLUMNS` in order. */
+export function attemptValues(a: AttemptRecord): unknown[] {
+  return [
+    a.requestId, a.attemptNumber, a.status, a.responseStatusCode, a.errorMessage, a.durationMs, a.startedAt,
+    a.completedAt, a.retry === null ? null : JSON.stringify(a.retry),
+  ];
 }

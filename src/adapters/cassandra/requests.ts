@@ -3,6 +3,7 @@ import { allShards } from '../../domain/shards.js';
 import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import { RequestChanges } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
+import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -42,7 +43,7 @@ export class CassandraRequestStore implements RequestStore {
   ) {
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, new RequestExpiry(session, this.rows), this.rows);
     this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight);
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);

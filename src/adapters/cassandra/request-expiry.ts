@@ -1,0 +1,66 @@
+import { types } from 'cassandra-driver';
+import type { StoredRequest } from '../../domain/request.js';
+import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
+import type { CassandraSession, Statement } from './session.js';
+
+/** Cassandra refuses TTLs beyond 20 years. */
+const MAX_TTL_SECONDS = 20 * 365 * 86_400;
+const DAY_MS = 86_400_000;
+/** Projects whose retention is remembered; it never changes once a project exists. */
+const MAX_REMEMBERED_PROJECTS = 10_000;
+
+/**
+ * Retention through TTL: when a request ends, its cells are written again with a time to live that runs out when
+ * the project's retention would hide it anyway (creation + retention days), so Cassandra deletes finished history
+ * by itself. Until then the cutoff hides it. What remains after expiry is an empty row marker per attempt, which
+ * every reader already treats as no request.
+ */
+export class RequestExpiry {
+  private readonly retentionDays = new Map<string, number>();
+  private readonly selectRetention: string;
+
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly rows: RequestRows,
+  ) {
+    this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
+  }
+
+  async expire(r: StoredRequest): Promise<void> {
+    const days = await this.retentionOf(r.projectId);
+    if (days === null) return;
+    const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - Date.now()) / 1000)));
+    const attempts = await this.rows.attempts(r.projectId, r.id, 'expiring a request');
+    const requests = this.session.table('requests');
+    const partition: Statement[] = [
+      {
+        query: `UPDATE ${requests} USING TTL ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+        params: [ttl, ...requestValues(r).slice(1), r.body === null ? types.unset : Buffer.from(r.body), r.id],
+      },
+      ...attempts.map((a) => ({
+        query: `UPDATE ${requests} USING TTL ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`,
+        params: [ttl, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
+      })),
+    ];
+    // One partition: applied together without the batch log.
+    await this.session.batch(partition, 'expiring a request', { logged: false });
+    await this.session.execute(
+      `INSERT INTO ${this.session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
+        VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+      [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, ttl],
+      'expiring a list entry',
+      { idempotent: true },
+    );
+  }
+
+  private async retentionOf(projectId: string): Promise<number | null> {
+    const known = this.retentionDays.get(projectId);
+    if (known !== undefined) return known;
+    const row = (await this.session.read(this.selectRetention, [projectId], 'reading a retention period')).first();
+    const days = (row?.['retention_days'] as number | null | undefined) ?? null;
+    if (days === null) return null;
+    if (this.retentionDays.size >= MAX_REMEMBERED_PROJECTS) this.retentionDays.clear();
+    this.retentionDays.set(projectId, days);
+    return days;
+  }
+}
