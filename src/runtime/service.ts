@@ -54,7 +54,7 @@ async function openStorage(config: Config, clock: Clock): Promise<{ backend: Bac
     return { backend, placement: async () => embeddedPlacement(backend.requests, clock) };
   }
   const backend = await openCassandraBackend({ ...d.cassandra, shardCount: d.shards });
-  return { backend, placement: () => distributedPlacement(d, backend.session, backend.requests, clock, config.roles) };
+  return { backend, placement: () => distributedPlacement(d, backend.session, backend.requests, clock, config.roles, config.delivery.idlePollMs) };
 }
 
 export function projectAdmin(backend: Backend, clock: Clock = systemClock): ProjectAdmin {

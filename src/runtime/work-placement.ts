@@ -12,12 +12,11 @@ import type { StoredRequest } from '../domain/request.js';
 import { shardOf } from '../domain/shards.js';
 import type { RequestStore, ShardScope } from '../ports/requests.js';
 import type { ShardOwnership, WorkNotifier } from '../ports/work-shards.js';
+import { DueWakeups, type Wakeable } from './due-wakeups.js';
 import { log } from './log.js';
 
-/** What delivery needs to know about where work runs. */
-export interface DeliveryHandle {
-  wake(): void;
-}
+/** The delivery engine, as far as placement is concerned: something to wake when work may be due. */
+export type DeliveryHandle = Wakeable;
 
 /**
  * Where accepted work gets delivered: by this very process (embedded), or by whichever process owns the
@@ -55,17 +54,19 @@ export async function distributedPlacement(
   requests: RequestStore,
   clock: Clock,
   roles: { readonly api: boolean; readonly delivery: boolean },
+  pollMs: number,
 ): Promise<WorkPlacement> {
   const kafka = createKafka({ ...config.kafka }, log);
   await assertWorkTopic(kafka, config.kafka.topic, config.shards);
   const owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   const notifier: WorkNotifier | null = roles.api ? new KafkaWorkNotifier(kafka, config.kafka.topic, log) : null;
   let ownership: ShardOwnership | null = null;
-  let engine: DeliveryHandle | null = null;
+  let wakeups: DueWakeups | null = null;
   return {
     shards: () => ownership?.owned() ?? [],
     async startDelivery(e) {
-      engine = e;
+      const w = new DueWakeups(e, clock, pollMs);
+      wakeups = w;
       ownership = new KafkaShardOwnership(
         kafka,
         {
@@ -85,15 +86,16 @@ export async function distributedPlacement(
           const released = await requests.releaseLeases(clock.now(), shards);
           if (released > 0) log('info', 'leases of a previous owner released', { shards, requests: released });
         },
-        onWork: () => e.wake(),
+        onWork: (notices) => w.stored(notices.map((n) => n.dueAt)),
       });
     },
     accepted(stored) {
       notifier?.notify(stored.flatMap((r) => (r.dueAt === null ? [] : [{ requestId: r.id, shard: shardOf(r.id, config.shards), dueAt: r.dueAt }])));
       // Work in a shard this process owns needs no round trip through Kafka.
-      engine?.wake();
+      wakeups?.stored(stored.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
     },
     async stop() {
+      wakeups?.stop();
       await ownership?.stop();
       await notifier?.close();
     },
