@@ -14,8 +14,8 @@ function watchShards(p: FerryProcess): { owned: () => number[]; takenAt: () => n
   let owned: number[] = [];
   const times: number[] = [];
   let partial = '';
-  p.child.stderr!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
+  const follow = (text: string) => {
+    const lines = (partial + text).split('\n');
     partial = lines.pop()!;
     for (const line of lines) {
       if (line.includes('"shards released"')) owned = [];
@@ -23,7 +23,10 @@ function watchShards(p: FerryProcess): { owned: () => number[]; takenAt: () => n
       owned = (JSON.parse(line) as { owned: number[] }).owned;
       times.push(Date.now());
     }
-  });
+  };
+  // Lines written before the process listened were read by startFerry: the first assignment may be among them.
+  follow(p.startupOutput);
+  p.child.stderr!.on('data', (chunk: Buffer) => follow(chunk.toString()));
   return { owned: () => owned, takenAt: () => times };
 }
 

@@ -61,8 +61,8 @@ const MAX_PARTIAL_LINE = 64 * 1024;
 function follow(ferry: FerryProcess): ProcessLog {
   const state: ProcessLog = { owned: [], assignments: 0, releases: 0, lastOwnershipChangeAt: Date.now(), warnings: 0, errors: 0, lastProblem: null };
   let partial = '';
-  ferry.child.stderr!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
+  const read = (text: string) => {
+    const lines = (partial + text).split('\n');
     partial = lines.pop()!;
     if (partial.length > MAX_PARTIAL_LINE) partial = '';
     for (const line of lines) {
@@ -86,7 +86,10 @@ function follow(ferry: FerryProcess): ProcessLog {
       if (entry.level === 'error') state.errors++;
       if (entry.level === 'warn' || entry.level === 'error') state.lastProblem = line.slice(0, 500);
     }
-  });
+  };
+  // The first assignment may come before the process listens; startFerry read those lines.
+  read(ferry.startupOutput);
+  ferry.child.stderr!.on('data', (chunk: Buffer) => read(chunk.toString()));
   return state;
 }
 

@@ -14,6 +14,8 @@ export interface FerryProcess {
   readonly grpcAddress: string;
   readonly dataDir: string;
   readonly child: ChildProcess;
+  /** What the process wrote on stderr up to and including its "listening" line; later output is on `child.stderr`. */
+  readonly startupOutput: string;
   /** Sends SIGTERM and waits for the exit code. */
   stop(): Promise<number | null>;
   /** Sends SIGKILL and waits for the process to be gone. */
@@ -35,7 +37,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  const ports = await new Promise<{ http: number; grpc: number }>((res, rej) => {
+  const ports = await new Promise<{ http: number; grpc: number; output: string }>((res, rej) => {
     let buffered = '';
     const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${buffered}`)), 40_000);
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -44,7 +46,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
         if (!line.includes('"listening"')) continue;
         const parsed = JSON.parse(line) as { http_port: number; grpc_port: number };
         clearTimeout(timer);
-        res({ http: parsed.http_port, grpc: parsed.grpc_port });
+        res({ http: parsed.http_port, grpc: parsed.grpc_port, output: buffered });
       }
     });
     void exited.then((code) => rej(new Error(`ferry exited with ${code} before listening:\n${buffered}`)));
@@ -54,6 +56,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
     grpcAddress: `127.0.0.1:${ports.grpc}`,
     dataDir,
     child,
+    startupOutput: ports.output,
     async stop() {
       child.kill('SIGTERM');
       return exited;
