@@ -101,7 +101,7 @@ describe.runIf(TEST_BACKEND === 'cassandra')('scale-out and failover over Cassan
       await eventually(async () => {
         const all = watchers.flatMap((w) => w.owned());
         return all.length === TEST_SHARDS && new Set(all).size === TEST_SHARDS ? true : undefined;
-      }, 60_000);
+      }, 90_000);
       expect(watchers.every((w) => w.owned().length > 0)).toBe(true);
 
       let alive = procs.map((p) => new Api(p.baseUrl, apiKey));
