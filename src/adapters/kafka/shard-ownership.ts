@@ -25,12 +25,7 @@ export interface KafkaShardOwnershipOptions {
 export class KafkaShardOwnership implements ShardOwnership {
   private readonly consumer: Consumer;
   private current: ReadonlyMap<number, number> = new Map();
-  /** True from the start of a rebalance until its assignment was fenced: no claims meanwhile. */
-  private paused = false;
-  /** Counts pauses, so a fencing round knows whether a rebalance began while it ran. */
-  private pauses = 0;
-  private resumeTimer: NodeJS.Timeout | undefined;
-  /** Raised on every assignment: a fencing round that finishes after a newer assignment arrived is discarded. */
+  /** Raised on every rebalance: a fencing round that finishes after the next rebalance began is discarded. */
   private generation = 0;
   private verifier: NodeJS.Timeout | undefined;
   private listener: ShardListener | null = null;
@@ -54,19 +49,19 @@ export class KafkaShardOwnership implements ShardOwnership {
   }
 
   owned(): ShardScope {
-    return this.paused ? [] : [...this.current.keys()];
+    return [...this.current.keys()];
   }
 
   async start(listener: ShardListener): Promise<void> {
     this.listener = listener;
     const { REBALANCING, GROUP_JOIN, CRASH, STOP, DISCONNECT } = this.consumer.events;
-    this.consumer.on(REBALANCING, () => this.pause('rebalance'));
-    this.consumer.on(CRASH, () => this.pause('consumer crashed'));
-    this.consumer.on(STOP, () => this.pause('consumer stopped'));
-    this.consumer.on(DISCONNECT, () => this.pause('consumer disconnected'));
+    this.consumer.on(REBALANCING, () => this.drop('rebalance'));
+    this.consumer.on(CRASH, () => this.drop('consumer crashed'));
+    this.consumer.on(STOP, () => this.drop('consumer stopped'));
+    this.consumer.on(DISCONNECT, () => this.drop('consumer disconnected'));
     this.consumer.on(GROUP_JOIN, (e) => {
       const assigned = e.payload.memberAssignment[this.o.topic] ?? [];
-      void this.take(assigned, ++this.generation);
+      void this.take(assigned, this.generation);
     });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.o.topic, fromBeginning: false });
@@ -87,47 +82,18 @@ export class KafkaShardOwnership implements ShardOwnership {
 
   async stop(): Promise<void> {
     clearInterval(this.verifier);
-    clearTimeout(this.resumeTimer);
     this.listener = null;
-    this.generation++;
-    if (this.current.size > 0) this.log('info', 'shards released', { reason: 'stopping', shards: [...this.current.keys()] });
-    this.current = new Map();
+    this.drop('stopping');
     await this.consumer.disconnect();
   }
 
-  /**
-   * Stops claims until the group's next assignment is fenced. Should that assignment never be announced (the
-   * client rejoined before it reported the rebalance, or the brokers are away), the shards whose epoch still
-   * holds are resumed after a session timeout: nobody can have taken a shard without raising its epoch.
-   */
-  private pause(reason: string): void {
-    if (!this.paused && this.current.size > 0) this.log('info', 'shards released', { reason, shards: [...this.current.keys()] });
-    this.paused = true;
-    this.pauses++;
-    clearTimeout(this.resumeTimer);
-    const generation = this.generation;
-    this.resumeTimer = setTimeout(() => void this.resumeIfHeld(generation), this.o.sessionTimeoutMs);
-    this.resumeTimer.unref();
-  }
-
-  private async resumeIfHeld(generation: number): Promise<void> {
-    if (!this.paused || generation !== this.generation || this.listener === null) return;
-    const held = new Map<number, number>();
-    try {
-      for (const [shard, epoch] of this.current) if (await this.o.fence.holds(shard, epoch)) held.set(shard, epoch);
-    } catch {
-      this.pause('storage unreachable while checking epochs');
-      return;
-    }
-    if (!this.paused || generation !== this.generation) return;
-    this.current = held;
-    this.paused = false;
-    this.log('info', 'shards owned', { owned: [...held.keys()].sort((a, b) => a - b), gained: [] });
-    this.listener?.onWork([]);
+  private drop(reason: string): void {
+    this.generation++;
+    if (this.current.size > 0) this.log('info', 'shards released', { reason, shards: [...this.current.keys()] });
+    this.current = new Map();
   }
 
   private async take(assigned: readonly number[], generation: number): Promise<void> {
-    const pauses = this.pauses;
     try {
       const epochs = new Map<number, number>();
       for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
@@ -137,10 +103,6 @@ export class KafkaShardOwnership implements ShardOwnership {
       if (generation !== this.generation) return;
       this.lastAssigned = new Set(assigned);
       this.current = epochs;
-      // A rebalance that began meanwhile keeps claims paused: its own assignment, or the resume check, decides.
-      if (pauses !== this.pauses) return;
-      this.paused = false;
-      clearTimeout(this.resumeTimer);
       this.log('info', 'shards owned', { owned: [...assigned].sort((a, b) => a - b), gained });
       // Claims may start now: whatever is already due in these shards is found by the owner's next scan.
       this.listener?.onWork([]);
