@@ -19,30 +19,38 @@ function stream(size: number): ReadableStream<Uint8Array> {
 }
 
 /**
- * Writes a raw HTTP/1.1 request and reads until the server closes the connection. A write error is expected
- * once the server stops reading; what matters is what arrived before.
+ * Writes a raw HTTP/1.1 request and reads until a whole JSON answer arrived or the server closed the connection.
+ * Reports whether every byte of the body could be written: a server that stops reading makes writes fail.
  */
-function rawExchange(h: GatewayHarness, head: string, body: Buffer): Promise<string> {
+function rawExchange(h: GatewayHarness, head: string, body: Buffer): Promise<{ response: string; bodyWritten: boolean }> {
   return new Promise((resolve) => {
     const { hostname, port } = new URL(h.url);
+    let bodyWritten = false;
     const socket = net.connect(Number(port), hostname, () => {
       socket.write(head);
-      socket.write(body);
+      socket.write(body, (err) => (bodyWritten = !err));
     });
     const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
+    const done = () => resolve({ response: Buffer.concat(chunks).toString('latin1'), bodyWritten });
+    socket.on('data', (c) => {
+      chunks.push(c);
+      if (/\r\n\r\n\{[\s\S]*\}$/.test(Buffer.concat(chunks).toString('latin1'))) {
+        // Let the write callback report before answering.
+        socket.end(() => setImmediate(done));
+      }
+    });
     socket.on('error', () => undefined);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('close', done);
   });
 }
 
 describe('gateway body limits', () => {
   const h = useGateway();
 
-  it('refuses a Content-Length over the limit with 413 before reading, and closes the connection', async () => {
+  it('refuses a Content-Length over the limit with 413 before reading, and keeps the connection', async () => {
     const res = await call(h, 'POST', '/send?url=u', { body: new Uint8Array(SEND_LIMIT + 1) });
     expect(res.status).toBe(413);
-    expect(res.headers.get('connection')).toBe('close');
+    expect(res.headers.get('connection')).not.toBe('close');
     expect(res.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', field: null });
     expect(res.headers.get('ferry-request-id')).toBe(res.body.request_id);
     expect(h.calls).toHaveLength(0);
@@ -60,11 +68,19 @@ describe('gateway body limits', () => {
     expect(res.status).toBe(413);
   });
 
-  it('sends the 413 response before closing even when the client keeps writing', async () => {
-    const big = Buffer.alloc(4 * 1024 * 1024, 98);
-    const response = await rawExchange(h, `POST /send?url=u HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n`, big);
+  it('lets a client that keeps writing finish its body and read the 413 instead of a reset', async () => {
+    const big = Buffer.alloc(40 * 1024 * 1024, 98);
+    const { response, bodyWritten } = await rawExchange(h, `POST /send?url=u HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n`, big);
     expect(response).toMatch(/^HTTP\/1\.1 413 /);
     expect(response).toContain('"PAYLOAD_TOO_LARGE"');
+    expect(bodyWritten).toBe(true);
+  });
+
+  it('closes the connection after a 413 when the declared body is too big to discard', async () => {
+    const head = `POST /send?url=u HTTP/1.1\r\nHost: x\r\nContent-Length: ${200 * 1024 * 1024}\r\n\r\n`;
+    const { response } = await rawExchange(h, head, Buffer.alloc(1024, 98));
+    expect(response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(response.toLowerCase()).toContain('connection: close');
   });
 
   it('keeps serving after an early 413', async () => {

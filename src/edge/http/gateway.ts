@@ -142,18 +142,36 @@ function successStatus(route: Route, response: Record<string, unknown>): number 
 }
 
 /**
- * Answers 413 without reading the rest of the body, then ends the exchange: HTTP/1 closes the connection, whose
- * unread bytes make it unusable for another request; HTTP/2 resets just the stream with NO_ERROR, which tells the
- * client to stop sending (RFC 9113, 8.1). Draining a body already refused would be work for nothing.
+ * After a 413 on HTTP/1, the rest of a body is read and dropped up to this many bytes so that the client, still
+ * sending, reads the answer instead of a reset: closing a socket with unread bytes makes the kernel send RST, and
+ * clients then report a broken pipe rather than the 413. Past this, the connection is cut.
+ */
+const DISCARD_AFTER_REFUSAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Answers 413 without buffering the rest of the body. HTTP/1 discards a bounded remainder (see above) and keeps
+ * the connection; HTTP/2 resets just the stream with NO_ERROR, which tells the client to stop sending
+ * (RFC 9113, 8.1).
  */
 function refuseTooLarge(req: GatewayRequest, res: GatewayResponse, limit: number, requestId: string): void {
-  if (!('stream' in req)) (res as ServerResponse).setHeader('Connection', 'close');
-  sendError(res, new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`), requestId);
   if ('stream' in req) {
+    sendError(res, new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`), requestId);
     // close() waits for the response to flush before it resets. The compat response only reports 'finish' once
     // the stream is closed, so waiting for that would wait forever.
     req.stream.close(h2.NGHTTP2_NO_ERROR);
     // A closed stream is destroyed only once its readable side ends, which a paused one never would.
     req.resume();
+    return;
   }
+  const declared = Number(req.headers['content-length']);
+  const bounded = Number.isFinite(declared) && declared <= DISCARD_AFTER_REFUSAL_BYTES;
+  if (!bounded) (res as ServerResponse).setHeader('Connection', 'close');
+  sendError(res, new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`), requestId);
+  if (!bounded) return;
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_AFTER_REFUSAL_BYTES) req.socket.destroy();
+  });
+  req.resume();
 }
