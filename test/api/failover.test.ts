@@ -19,14 +19,16 @@ function watchShards(p: FerryProcess): { owned: () => number[]; takenAt: () => n
     partial = lines.pop()!;
     for (const line of lines) {
       if (line.includes('"shards released"')) owned = [];
+      if (line.includes('"shard taken over by another process"')) {
+        const { shard } = JSON.parse(line) as { shard: number };
+        owned = owned.filter((s) => s !== shard);
+      }
       if (!line.includes('"shards owned"')) continue;
       owned = (JSON.parse(line) as { owned: number[] }).owned;
       times.push(Date.now());
     }
   };
-  // Lines written before the process listened were read by startFerry: the first assignment may be among them.
-  follow(p.startupOutput);
-  p.child.stderr!.on('data', (chunk: Buffer) => follow(chunk.toString()));
+  p.followOutput(follow);
   return { owned: () => owned, takenAt: () => times };
 }
 

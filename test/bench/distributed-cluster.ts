@@ -87,9 +87,7 @@ function follow(ferry: FerryProcess): ProcessLog {
       if (entry.level === 'warn' || entry.level === 'error') state.lastProblem = line.slice(0, 500);
     }
   };
-  // The first assignment may come before the process listens; startFerry read those lines.
-  read(ferry.startupOutput);
-  ferry.child.stderr!.on('data', (chunk: Buffer) => read(chunk.toString()));
+  ferry.followOutput(read);
   return state;
 }
 

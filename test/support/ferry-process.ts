@@ -8,14 +8,18 @@ import { backendEnv, prepareStorage } from './deployment.js';
 const execFileAsync = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist/cli/main.js');
+const MAX_KEPT_OUTPUT = 16 * 1024 * 1024;
 
 export interface FerryProcess {
   readonly baseUrl: string;
   readonly grpcAddress: string;
   readonly dataDir: string;
   readonly child: ChildProcess;
-  /** What the process wrote on stderr up to and including its "listening" line; later output is on `child.stderr`. */
-  readonly startupOutput: string;
+  /**
+   * Hands `follow` everything the process wrote on stderr so far, then each later chunk. Output written between
+   * start-up and the first call is kept for it, so a log line (a shard assignment, say) is never missed.
+   */
+  followOutput(follow: (text: string) => void): void;
   /** Sends SIGTERM and waits for the exit code. */
   stop(): Promise<number | null>;
   /** Sends SIGKILL and waits for the process to be gone. */
@@ -37,26 +41,39 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
-  const ports = await new Promise<{ http: number; grpc: number; output: string }>((res, rej) => {
-    let buffered = '';
-    const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${buffered}`)), 40_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      for (const line of buffered.split('\n')) {
+  // What was written on stderr, kept for followOutput (bounded: a long benchmark keeps only the recent part).
+  let output = '';
+  const followers: Array<(text: string) => void> = [];
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    output += text;
+    if (output.length > MAX_KEPT_OUTPUT) output = output.slice(-MAX_KEPT_OUTPUT / 2);
+    for (const f of followers) f(text);
+  });
+  const ports = await new Promise<{ http: number; grpc: number }>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${output}`)), 40_000);
+    const watch = (): void => {
+      for (const line of output.split('\n')) {
         if (!line.includes('"listening"')) continue;
         const parsed = JSON.parse(line) as { http_port: number; grpc_port: number };
         clearTimeout(timer);
-        res({ http: parsed.http_port, grpc: parsed.grpc_port, output: buffered });
+        followers.splice(followers.indexOf(watch), 1);
+        res({ http: parsed.http_port, grpc: parsed.grpc_port });
+        return;
       }
-    });
-    void exited.then((code) => rej(new Error(`ferry exited with ${code} before listening:\n${buffered}`)));
+    };
+    followers.push(watch);
+    void exited.then((code) => rej(new Error(`ferry exited with ${code} before listening:\n${output}`)));
   });
   return {
     baseUrl: `http://127.0.0.1:${ports.http}`,
     grpcAddress: `127.0.0.1:${ports.grpc}`,
     dataDir,
     child,
-    startupOutput: ports.output,
+    followOutput(follow) {
+      follow(output);
+      followers.push(follow);
+    },
     async stop() {
       child.kill('SIGTERM');
       return exited;
