@@ -38,7 +38,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
   await prepareStorage(dataDir);
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
     env: { ...process.env, ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', process.env.FERRY_TEST_STDOUT === 'inherit' ? 'inherit' : 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   // What was written on stderr, kept for followOutput (bounded: a long benchmark keeps only the recent part).
