@@ -28,6 +28,7 @@ export function toPortError(err: unknown, during: string): unknown {
     err instanceof errors.NoHostAvailableError ||
     err instanceof errors.OperationTimedOutError ||
     err instanceof errors.BusyConnectionError ||
+    isSocketError(err) ||
     (err instanceof errors.ResponseError && UNAVAILABLE_RESPONSES.has(err.code))
   ) {
     return new StorageUnavailable(`Cassandra could not complete ${during}: ${err.message}`, { cause: err });
@@ -40,15 +41,24 @@ export function toPortError(err: unknown, during: string): unknown {
 }
 
 /**
- * True when a conditional write timed out in its Paxos phase: it may or may not have been applied, and a serial
- * read settles which (it completes any round still in progress).
+ * True when a conditional write may or may not have been applied: it timed out in its Paxos phase, or the
+ * connection closed while it was under way. A serial read settles which (it completes any round still in progress).
  */
 export function isUncertainConditionalWrite(err: unknown): boolean {
   if (!(err instanceof StorageUnavailable)) return false;
   const cause = err.cause;
+  if (isSocketError(cause)) return true;
   return (
     cause instanceof errors.ResponseError &&
     cause.code === codes.writeTimeout &&
     (cause as errors.ResponseError & { writeType?: string }).writeType === 'CAS'
   );
+}
+
+/**
+ * The connection to the node closed while the statement was under way (the node stopped or restarted). The driver
+ * retries only idempotent statements itself; for the others this reaches us, and the write may have landed.
+ */
+function isSocketError(err: unknown): err is errors.DriverError {
+  return err instanceof errors.DriverError && (err as errors.DriverError & { isSocketError?: boolean }).isSocketError === true;
 }

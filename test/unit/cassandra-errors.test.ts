@@ -1,0 +1,38 @@
+import { errors, types } from 'cassandra-driver';
+import { describe, expect, it } from 'vitest';
+import { isUncertainConditionalWrite, toPortError } from '../../src/adapters/cassandra/errors.js';
+import { StorageUnavailable } from '../../src/ports/errors.js';
+
+/** The typings declare DriverError abstract; the driver itself creates plain ones. */
+const DriverError = errors.DriverError as unknown as new (message: string) => errors.DriverError;
+
+/** What the driver hands to every statement still waiting on a connection that closed. */
+function socketClosed(): errors.DriverError {
+  const err = new DriverError('Socket was closed') as errors.DriverError & { isSocketError: boolean };
+  err.isSocketError = true;
+  return err;
+}
+
+describe('Cassandra driver errors', () => {
+  it('turns a connection that closed under a statement into StorageUnavailable, whose outcome is uncertain', () => {
+    const converted = toPortError(socketClosed(), 'the insert');
+    expect(converted).toBeInstanceOf(StorageUnavailable);
+    expect(isUncertainConditionalWrite(converted)).toBe(true);
+  });
+
+  it('turns an unreachable cluster and a write timeout into StorageUnavailable', () => {
+    expect(toPortError(new errors.NoHostAvailableError({}), 'x')).toBeInstanceOf(StorageUnavailable);
+    const timeout = new errors.ResponseError(types.responseErrorCodes.writeTimeout, 'timed out');
+    expect(toPortError(timeout, 'x')).toBeInstanceOf(StorageUnavailable);
+    expect(isUncertainConditionalWrite(toPortError(timeout, 'x'))).toBe(false);
+    Object.assign(timeout, { writeType: 'CAS' });
+    expect(isUncertainConditionalWrite(toPortError(timeout, 'x'))).toBe(true);
+  });
+
+  it('lets a mistake in a statement through unchanged', () => {
+    const syntax = new errors.ResponseError(types.responseErrorCodes.syntaxError, 'line 1: no viable alternative');
+    expect(toPortError(syntax, 'x')).toBe(syntax);
+    const other = new DriverError('something else');
+    expect(toPortError(other, 'x')).toBe(other);
+  });
+});
