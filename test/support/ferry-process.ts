@@ -38,6 +38,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
   await prepareStorage(dataDir);
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
     env: { ...process.env, ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
+    // FERRY_TEST_STDOUT=inherit shows what node itself prints on stdout, e.g. with FERRY_TEST_NODE_ARGS="--trace-gc".
     stdio: ['ignore', process.env.FERRY_TEST_STDOUT === 'inherit' ? 'inherit' : 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
