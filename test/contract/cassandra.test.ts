@@ -2,14 +2,7 @@ import { afterAll } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { infra } from '../support/infra.js';
-import { describeDurabilityContract } from './suite/durability.js';
-import { describeIdempotencyStoreContract } from './suite/idempotency.js';
-import { describeProjectStoreContract } from './suite/projects.js';
-import { describeRequestClaimContract } from './suite/request-claims.js';
-import { describeRequestListContract } from './suite/request-list.js';
-import { describeRequestStoreContract } from './suite/requests.js';
-import { describeSecretStoreContract } from './suite/secrets.js';
-import { describeUsageStoreContract } from './suite/usage.js';
+import { describeBackendContracts } from './suite/all.js';
 
 // Every test gets a keyspace of its own: the ports promise fresh, empty storage, and claims span all projects.
 const run = `${process.pid}_${Date.now().toString(36)}`;
@@ -76,11 +69,4 @@ afterAll(async () => {
   }
 }, 120_000);
 
-describeRequestStoreContract(makeBackend);
-describeRequestListContract(makeBackend);
-describeRequestClaimContract(makeBackend);
-describeIdempotencyStoreContract(makeBackend);
-describeUsageStoreContract(makeBackend);
-describeProjectStoreContract(makeBackend);
-describeSecretStoreContract(makeBackend);
-describeDurabilityContract(makeStorage);
+describeBackendContracts(makeBackend, makeStorage);

@@ -3,14 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
-import { describeDurabilityContract } from './suite/durability.js';
-import { describeIdempotencyStoreContract } from './suite/idempotency.js';
-import { describeProjectStoreContract } from './suite/projects.js';
-import { describeRequestClaimContract } from './suite/request-claims.js';
-import { describeRequestListContract } from './suite/request-list.js';
-import { describeRequestStoreContract } from './suite/requests.js';
-import { describeSecretStoreContract } from './suite/secrets.js';
-import { describeUsageStoreContract } from './suite/usage.js';
+import { describeBackendContracts } from './suite/all.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferry-contract-embedded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,11 +17,4 @@ const makeStorage = async () => {
   return { open: async () => openEmbeddedBackend({ path }) };
 };
 
-describeRequestStoreContract(makeBackend);
-describeRequestListContract(makeBackend);
-describeRequestClaimContract(makeBackend);
-describeIdempotencyStoreContract(makeBackend);
-describeUsageStoreContract(makeBackend);
-describeProjectStoreContract(makeBackend);
-describeSecretStoreContract(makeBackend);
-describeDurabilityContract(makeStorage);
+describeBackendContracts(makeBackend, makeStorage);

@@ -1,0 +1,21 @@
+import { describeDurabilityContract } from './durability.js';
+import type { BackendFactory, ReopenableStorage } from './harness.js';
+import { describeIdempotencyStoreContract } from './idempotency.js';
+import { describeProjectStoreContract } from './projects.js';
+import { describeRequestClaimContract } from './request-claims.js';
+import { describeRequestListContract } from './request-list.js';
+import { describeRequestStoreContract } from './requests.js';
+import { describeSecretStoreContract } from './secrets.js';
+import { describeUsageStoreContract } from './usage.js';
+
+/** Every port contract, for one backend: each backend runs this one list, so a new suite reaches all of them. */
+export function describeBackendContracts(makeBackend: BackendFactory, makeStorage: () => Promise<ReopenableStorage>): void {
+  describeRequestStoreContract(makeBackend);
+  describeRequestListContract(makeBackend);
+  describeRequestClaimContract(makeBackend);
+  describeIdempotencyStoreContract(makeBackend);
+  describeUsageStoreContract(makeBackend);
+  describeProjectStoreContract(makeBackend);
+  describeSecretStoreContract(makeBackend);
+  describeDurabilityContract(makeStorage);
+}
