@@ -90,8 +90,15 @@ export async function distributedPlacement(
       });
     },
     accepted(stored) {
-      notifier?.notify(stored.flatMap((r) => (r.dueAt === null ? [] : [{ requestId: r.id, shard: shardOf(r.id, config.shards), dueAt: r.dueAt }])));
-      // Work in a shard this process owns needs no round trip through Kafka.
+      // Notices are hints: work due after the owner's next look at storage wakes nobody (see `DueWakeups`), and
+      // work in a shard this process owns needs no round trip through Kafka. The timers hold it either way.
+      const noticeBy = clock.now() + pollMs;
+      const owned = new Set(ownership?.owned() ?? []);
+      const notices = stored.flatMap((r) => {
+        const shard = shardOf(r.id, config.shards);
+        return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
+      });
+      if (notices.length > 0) notifier?.notify(notices);
       wakeups?.stored(stored.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
     },
     async stop() {

@@ -1,4 +1,4 @@
-import { isTerminal, type StoredRequest } from '../../domain/request.js';
+import { isTerminal, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
 import type { RequestPatch } from '../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
 import type { RequestExpiry } from './request-expiry.js';
@@ -26,9 +26,17 @@ export class RequestChanges {
   /**
    * Applies `patch` to `current` when the stored version is still `current.version`, and returns the request as
    * it now is; null when the version moved on. `also` are writes to the same partition that land with it or not
-   * at all. `asOf` is the `deletionTime` taken before `current` was read.
+   * at all; `attempt` is the attempt they record, if any. `asOf` is the `deletionTime` taken before `current` was
+   * read.
    */
-  async apply(current: StoredRequest, patch: RequestPatch, asOf: number, during: string, also: Statement[] = []): Promise<StoredRequest | null> {
+  async apply(
+    current: StoredRequest,
+    patch: RequestPatch,
+    asOf: number,
+    during: string,
+    also: Statement[] = [],
+    attempt: AttemptRecord | null = null,
+  ): Promise<StoredRequest | null> {
     const next = patched(current, patch);
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add, during);
@@ -44,7 +52,7 @@ export class RequestChanges {
       if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
     }
     if (drop !== null) this.inFlight.background(() => this.timers.remove(drop, asOf, during));
-    if (isTerminal(next.status) && !isTerminal(current.status)) this.inFlight.background(() => this.expiry.expire(next));
+    if (isTerminal(next.status) && !isTerminal(current.status)) this.inFlight.background(() => this.expiry.expire(next, attempt));
     return next;
   }
 

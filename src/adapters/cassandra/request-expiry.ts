@@ -1,5 +1,5 @@
 import { types } from 'cassandra-driver';
-import type { StoredRequest } from '../../domain/request.js';
+import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 
@@ -26,11 +26,12 @@ export class RequestExpiry {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
   }
 
-  async expire(r: StoredRequest): Promise<void> {
+  /** `last` is the attempt that ended the request, if one did: when it was the first, there is nothing to read. */
+  async expire(r: StoredRequest, last: AttemptRecord | null = null): Promise<void> {
     const days = await this.retentionOf(r.projectId);
     if (days === null) return;
     const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - Date.now()) / 1000)));
-    const attempts = await this.rows.attempts(r.projectId, r.id, 'expiring a request');
+    const attempts = last?.attemptNumber === 1 ? [last] : await this.rows.attempts(r.projectId, r.id, 'expiring a request');
     const requests = this.session.table('requests');
     const partition: Statement[] = [
       {

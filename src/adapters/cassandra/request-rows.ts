@@ -121,12 +121,15 @@ function attemptFromRow(requestId: string, row: types.Row): AttemptRecord {
   };
 }
 
-/** Writes the static columns of a new request. Absent values stay unset: a new partition needs no tombstones. */
-export function insertRequest(session: CassandraSession, r: StoredRequest): Statement {
+/**
+ * Writes the static columns of a new request, with its body when given (a body written on its own beforehand is
+ * left as it is). Absent values stay unset: a new partition needs no tombstones.
+ */
+export function insertRequest(session: CassandraSession, r: StoredRequest, body: Uint8Array | null = null): Statement {
+  const columns = body === null ? REQUEST_COLUMNS : [...REQUEST_COLUMNS, 'body'];
   return {
-    query: `INSERT INTO ${session.table('requests')} (${REQUEST_COLUMNS.join(', ')})
-      VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`,
-    params: requestValues(r),
+    query: `INSERT INTO ${session.table('requests')} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    params: body === null ? requestValues(r) : [...requestValues(r), bodyValue(body)],
   };
 }
 
@@ -147,8 +150,12 @@ export function requestValues(r: StoredRequest): unknown[] {
 export function insertBody(session: CassandraSession, id: string, body: Uint8Array): Statement {
   return {
     query: `UPDATE ${session.table('requests')} SET body = ? WHERE id = ?`,
-    params: [Buffer.from(body.buffer, body.byteOffset, body.byteLength), id],
+    params: [bodyValue(body), id],
   };
+}
+
+function bodyValue(body: Uint8Array): Buffer {
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** The list entry of a new request, with the immutable fields the list filters on. */

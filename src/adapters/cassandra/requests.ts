@@ -5,10 +5,12 @@ import { RequestChanges } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
+import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
-import { TimerTable, bucketOf, deletionTime, timerOf } from './timers.js';
+import { TimerTable, bucketOf, deletionTime, timerOf, type Timer } from './timers.js';
+import { WrittenEntries } from './written-entries.js';
 
 export interface CassandraRequestStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
@@ -36,6 +38,9 @@ export class CassandraRequestStore implements RequestStore {
   private readonly claims: RequestClaims;
   private readonly lists: RequestList;
   private readonly shards: readonly number[];
+  /** `project/day` entries of `project_days` already written; they are never deleted. */
+  private readonly listedDays = new WrittenEntries();
+  private readonly known = new KnownRequests();
 
   constructor(
     private readonly session: CassandraSession,
@@ -50,20 +55,35 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   /**
-   * Bodies first, each into its own partition: a partition with only a body is no request yet, and left so if
-   * the rest fails. Then one logged batch with everything else, so the requests appear all or none, and the
-   * bodies do not weigh on the batch log.
+   * One request needs no batch log: its own partition is written last and is the moment it exists. The list entry
+   * and timer written before it point at nothing until then, and every reader skips such entries, so a failure in
+   * between leaves no request, only hints that a later pass drops.
+   *
+   * Several requests go in one logged batch, so they appear all or none. Their bodies are written first, each
+   * into its own partition (a partition with only a body is no request yet), so they do not weigh on the batch log.
    */
   insertMany(requests: readonly StoredRequest[]): Promise<void> {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
+      if (requests.length === 1) return this.insertOne(requests[0]!);
       const withBody = requests.filter((r) => r.body !== null);
       await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
         const s = insertBody(this.session, r.id, r.body!);
         return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
       });
-      await this.session.batch(this.insertStatements(requests), 'storing requests', { logged: true });
+      const { statements, timers, days } = this.indexStatements(requests);
+      statements.push(...requests.map((r) => insertRequest(this.session, r)));
+      await this.session.batch(statements, 'storing requests', { logged: true });
+      this.indexWritten(timers, days);
     });
+  }
+
+  private async insertOne(r: StoredRequest): Promise<void> {
+    const { statements, timers, days } = this.indexStatements([r]);
+    await Promise.all(statements.map((s) => this.session.execute(s.query, s.params!, 'storing a request', { idempotent: true })));
+    const row = insertRequest(this.session, r, r.body);
+    await this.session.execute(row.query, row.params!, 'storing a request', { idempotent: true });
+    this.indexWritten(timers, days);
   }
 
   get(projectId: string, id: string): Promise<StoredRequest | null> {
@@ -82,17 +102,21 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, [], 'updating a request'));
+    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'updating a request'));
   }
 
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<StoredRequest> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
     const also = [insertAttempt(this.session, attempt)];
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, also, 'recording an attempt'));
+    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', also, attempt));
   }
 
   claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<StoredRequest[]> {
-    return this.inFlight.run(() => this.claims.claimDue(now, limit, leaseUntil, shards));
+    return this.inFlight.run(async () => {
+      const claimed = await this.claims.claimDue(now, limit, leaseUntil, shards);
+      for (const r of claimed) this.known.remember(r);
+      return claimed;
+    });
   }
 
   nextDueAt(shards: ShardScope = this.shards): Promise<number | null> {
@@ -113,7 +137,8 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   /**
-   * The version is checked before writing, and the change is computed from that read: a conditional write
+   * The version is checked before writing, and the change is computed from the request at that version: the one
+   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. A conditional write
    * answers only whether it applied, and reading the request again would cost a round trip.
    */
   private async change(
@@ -121,40 +146,52 @@ export class CassandraRequestStore implements RequestStore {
     id: string,
     expectedVersion: number,
     patch: RequestPatch,
-    also: Statement[],
     during: string,
+    also: Statement[] = [],
+    attempt: AttemptRecord | null = null,
   ): Promise<StoredRequest> {
     const asOf = deletionTime();
-    const current = await this.rows.request(id, during);
+    const current = this.known.take(id, expectedVersion) ?? (await this.rows.request(id, during));
     const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
     if (current === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, patch, asOf, during, also);
+    const next = await this.changes.apply(current, patch, asOf, during, also, attempt);
     if (next === null) throw conflict();
     return next;
   }
 
-  private insertStatements(requests: readonly StoredRequest[]): Statement[] {
+  /**
+   * What points at new requests: list entries and timers, plus the day and bucket entries this process has not
+   * written yet (see `WrittenEntries`).
+   */
+  private indexStatements(requests: readonly StoredRequest[]): { statements: Statement[]; timers: Timer[]; days: string[] } {
     const statements: Statement[] = [];
+    const timers: Timer[] = [];
     const days = new Set<string>();
     const buckets = new Set<string>();
+    const now = Date.now();
     for (const r of requests) {
-      statements.push(insertRequest(this.session, r), insertListEntry(this.session, r));
+      statements.push(insertListEntry(this.session, r));
       const day = dayOf(r.createdAt);
-      if (!days.has(`${r.projectId}/${day}`)) {
-        days.add(`${r.projectId}/${day}`);
+      const dayKey = `${r.projectId}/${day}`;
+      if (!days.has(dayKey) && !this.listedDays.has(dayKey)) {
+        days.add(dayKey);
         statements.push(insertProjectDay(this.session, r.projectId, day));
       }
       const timer = timerOf(this.options.shardCount, r);
       if (timer === null) continue;
-      const [timerRow, bucketRow] = this.timers.statements(timer);
-      statements.push(timerRow!);
+      timers.push(timer);
+      statements.push(this.timers.timerStatement(timer));
       // One entry per bucket is enough; the same row many times only weighs on the batch.
-      const bucket = `${timer.shard}/${bucketOf(timer.dueAt)}`;
-      if (!buckets.has(bucket)) {
-        buckets.add(bucket);
-        statements.push(bucketRow!);
-      }
+      const bucketKey = `${timer.shard}/${bucketOf(timer.dueAt)}`;
+      const bucketRow = buckets.has(bucketKey) ? null : this.timers.bucketStatement(timer, now);
+      buckets.add(bucketKey);
+      if (bucketRow !== null) statements.push(bucketRow);
     }
-    return statements;
+    return { statements, timers, days: [...days] };
+  }
+
+  private indexWritten(timers: readonly Timer[], days: readonly string[]): void {
+    this.timers.bucketsWritten(timers);
+    for (const day of days) this.listedDays.add(day);
   }
 }

@@ -1,6 +1,7 @@
 import type { RequestStatus, StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
 import { millis, type CassandraSession, type Statement } from './session.js';
+import { WrittenEntries } from './written-entries.js';
 
 /** Width of a timer partition. A minute keeps a due scan to a few partitions and each partition small. */
 export const TIMER_BUCKET_MS = 60_000;
@@ -56,8 +57,16 @@ export function matchesTimer(r: StoredRequest, timer: Timer): boolean {
   return CLAIMABLE.has(r.status) && r.dueAt === timer.dueAt;
 }
 
+/**
+ * A bucket entry this process wrote is not written again while the bucket ended less than this long ago: a scan
+ * drops an entry only once its bucket ended `EMPTY_BUCKET_AGE_MS` (ten minutes) ago by the scanner's clock, so
+ * this leaves five minutes for clocks that differ.
+ */
+const BUCKET_ENTRY_TRUSTED_MS = 5 * TIMER_BUCKET_MS;
+
 /** Reads and writes of `timers` and `timer_buckets`. */
 export class TimerTable {
+  private readonly listedBuckets = new WrittenEntries();
   private readonly insertTimer: string;
   private readonly insertBucket: string;
   private readonly deleteTimer: string;
@@ -84,17 +93,27 @@ export class TimerTable {
       WHERE shard = ? AND bucket = ? AND (due_at, request_id) > (?, ?) AND lease = true LIMIT ? ALLOW FILTERING`;
   }
 
-  /** The timer row and its bucket's entry, for a batch. */
-  statements(t: Timer): Statement[] {
+  /** The timer row, for a batch. */
+  timerStatement(t: Timer): Statement {
+    return { query: this.insertTimer, params: [t.shard, bucketOf(t.dueAt), t.dueAt, t.requestId, t.lease] };
+  }
+
+  /** The entry of the timer's bucket, or null when this process wrote it lately (see `BUCKET_ENTRY_TRUSTED_MS`). */
+  bucketStatement(t: Timer, now = Date.now()): Statement | null {
     const bucket = bucketOf(t.dueAt);
-    return [
-      { query: this.insertTimer, params: [t.shard, bucket, t.dueAt, t.requestId, t.lease] },
-      { query: this.insertBucket, params: [t.shard, bucket] },
-    ];
+    if (this.listedBuckets.has(`${t.shard}/${bucket}`) && bucketStart(bucket + 1) > now - BUCKET_ENTRY_TRUSTED_MS) return null;
+    return { query: this.insertBucket, params: [t.shard, bucket] };
+  }
+
+  /** Remembers the bucket entries of timers whose writes have succeeded. */
+  bucketsWritten(timers: readonly Timer[]): void {
+    for (const t of timers) this.listedBuckets.add(`${t.shard}/${bucketOf(t.dueAt)}`);
   }
 
   async write(t: Timer, during: string): Promise<void> {
-    await Promise.all(this.statements(t).map((s) => this.session.execute(s.query, s.params!, during, { idempotent: true })));
+    const statements = [this.timerStatement(t), this.bucketStatement(t)].filter((s) => s !== null);
+    await Promise.all(statements.map((s) => this.session.execute(s.query, s.params!, during, { idempotent: true })));
+    this.bucketsWritten([t]);
   }
 
   /** Deletes a timer as of `asOf` (see `deletionTime`). */
@@ -104,6 +123,7 @@ export class TimerTable {
 
   /** Drops a bucket's entry as of `asOf`: a timer written into the bucket after that re-lists it. */
   async forgetBucket(shard: number, bucket: number, asOf: number, during: string): Promise<void> {
+    this.listedBuckets.forget(`${shard}/${bucket}`);
     await this.session.execute(this.deleteBucket, [asOf, shard, bucket], during, { idempotent: true });
   }
 
