@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { SigningSecret } from '../../src/domain/project.js';
+import type { ProjectStore } from '../../src/ports/projects.js';
+import { SigningSecretCache } from '../../src/workers/delivery/signing-secrets.js';
+
+/** A project store that answers only signing-secret reads, counting them; `fail` makes the next read fail. */
+function secretsStore() {
+  const state = { reads: 0, fail: false };
+  const secret: SigningSecret = { projectId: 'prj_a', secret: new Uint8Array([1, 2, 3]), createdAt: 0, retiresAt: null };
+  const store = {
+    activeSigningSecrets: async () => {
+      state.reads += 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (state.fail) {
+        state.fail = false;
+        throw new Error('storage down');
+      }
+      return [secret];
+    },
+  } as unknown as ProjectStore;
+  return { state, store };
+}
+
+describe('SigningSecretCache', () => {
+  it('serves many attempts that miss at once with one read, then from the cache until it expires', async () => {
+    const { state, store } = secretsStore();
+    let now = 1_000;
+    const cache = new SigningSecretCache(store, { now: () => now });
+    const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('prj_a')));
+    expect(state.reads).toBe(1);
+    expect(all.every((s) => s.length === 1 && s[0]![0] === 1)).toBe(true);
+    now += 4_000;
+    await cache.get('prj_a');
+    expect(state.reads).toBe(1);
+    now += 2_000;
+    await Promise.all([cache.get('prj_a'), cache.get('prj_a')]);
+    expect(state.reads).toBe(2);
+  });
+
+  it('does not keep a failed read', async () => {
+    const { state, store } = secretsStore();
+    const cache = new SigningSecretCache(store, { now: () => 1_000 });
+    state.fail = true;
+    await expect(cache.get('prj_a')).rejects.toThrow('storage down');
+    expect((await cache.get('prj_a')).length).toBe(1);
+    expect(state.reads).toBe(2);
+  });
+});
