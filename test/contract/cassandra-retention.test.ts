@@ -1,30 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/api-client.js';
-import { infra } from '../support/infra.js';
 import { PROJECT_A, PROJECT_B, aRequest, anAttempt } from './suite/harness.js';
+import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const DAY = 86_400_000;
 
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
 describe('Cassandra request retention through TTL', () => {
-  let backend: CassandraBackend;
-  beforeAll(async () => {
-    backend = await openCassandraBackend({
-      contactPoints: [infra.cassandra.contactPoint],
-      localDataCenter: infra.cassandra.localDataCenter,
-      keyspace: `ferry_ttl_${process.pid}_${Date.now().toString(36)}`,
-      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-      shardCount: 4,
-      migrate: true,
-    });
-  });
-  afterAll(async () => {
-    await backend.session.execute(`DROP KEYSPACE IF EXISTS ${backend.session.keyspace}`, [], 'dropping a test keyspace');
-    await backend.close();
-  }, 60_000);
+  const open = scratchCassandraBackend('ttl', 4);
 
   it('deletes a request, its attempts and its list entry once retention has passed since its creation', async () => {
+    const backend = open();
     const now = Date.now();
     const project = (id: string, retentionDays: number) => ({ id, name: id, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays, createdAt: now });
     await backend.projects.createProject(project(PROJECT_A, 1));

@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { describe, expect, it } from 'vitest';
 import { insertListEntry } from '../../src/adapters/cassandra/request-rows.js';
 import { bucketOf, timerOf } from '../../src/adapters/cassandra/timers.js';
-import { infra } from '../support/infra.js';
 import { PROJECT_A, aRequest } from './suite/harness.js';
+import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
 
 // Cassandra only: a request stored on its own is written without the batch log, its own row last. Until that row
 // is there, what points at it (its list entry, its timer) must lead nowhere.
 describe('Cassandra single-request insert', () => {
-  let backend: CassandraBackend;
-  beforeAll(async () => {
-    backend = await openCassandraBackend({
-      contactPoints: [infra.cassandra.contactPoint],
-      localDataCenter: infra.cassandra.localDataCenter,
-      keyspace: `ferry_single_${process.pid}_${Date.now().toString(36)}`,
-      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-      shardCount: SHARDS,
-      migrate: true,
-    });
-  });
-  afterAll(async () => {
-    await backend.session.execute(`DROP KEYSPACE IF EXISTS ${backend.session.keyspace}`, [], 'dropping a test keyspace');
-    await backend.close();
-  }, 60_000);
+  const open = scratchCassandraBackend('single', SHARDS);
 
   it('lists and claims nothing for a request whose own row was never written, and everything once it is', async () => {
+    const backend = open();
     const now = Date.now();
     const r = aRequest({ projectId: PROJECT_A, createdAt: now, updatedAt: now, dueAt: now, body: new Uint8Array([7, 0, 255]) });
     const s = backend.session;

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll } from 'vitest';
+import { openCassandraBackend, type CassandraBackend } from '../../../src/adapters/cassandra/backend.js';
+import { infra } from '../../support/infra.js';
+
+/**
+ * A migrated Cassandra backend in a keyspace of its own for the tests of one file, dropped after them. The getter
+ * answers once `beforeAll` has run.
+ */
+export function scratchCassandraBackend(name: string, shardCount: number): () => CassandraBackend {
+  let backend: CassandraBackend | undefined;
+  beforeAll(async () => {
+    backend = await openCassandraBackend({
+      contactPoints: [infra.cassandra.contactPoint],
+      localDataCenter: infra.cassandra.localDataCenter,
+      keyspace: `ferry_${name}_${process.pid}_${Date.now().toString(36)}`,
+      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+      shardCount,
+      migrate: true,
+    });
+  });
+  afterAll(async () => {
+    if (backend === undefined) return;
+    await backend.session.execute(`DROP KEYSPACE IF EXISTS ${backend.session.keyspace}`, [], 'dropping a test keyspace');
+    await backend.close();
+  }, 60_000);
+  return () => {
+    if (backend === undefined) throw new Error('The scratch backend is opened in beforeAll.');
+    return backend;
+  };
+}
