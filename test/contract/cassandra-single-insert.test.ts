@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { insertListEntry } from '../../src/adapters/cassandra/request-rows.js';
-import { bucketOf, timerOf } from '../../src/adapters/cassandra/timers.js';
+import { dayOf, insertListEntry, insertProjectDay } from '../../src/adapters/cassandra/request-rows.js';
+import { TimerTable, timerOf } from '../../src/adapters/cassandra/timers.js';
 import { PROJECT_A, aRequest } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
@@ -17,12 +17,10 @@ describe('Cassandra single-request insert', () => {
     const r = aRequest({ projectId: PROJECT_A, createdAt: now, updatedAt: now, dueAt: now, body: new Uint8Array([7, 0, 255]) });
     const s = backend.session;
     // What a process that stopped between the two steps of the insert leaves behind.
-    const entry = insertListEntry(s, r);
-    await s.execute(entry.query, entry.params!, 'writing a list entry');
     const timer = timerOf(SHARDS, r)!;
-    await s.execute(`INSERT INTO ${s.table('timers')} (shard, bucket, due_at, request_id, lease) VALUES (?, ?, ?, ?, ?)`, [timer.shard, bucketOf(timer.dueAt), timer.dueAt, r.id, false], 'writing a timer');
-    await s.execute(`INSERT INTO ${s.table('timer_buckets')} (shard, bucket) VALUES (?, ?)`, [timer.shard, bucketOf(timer.dueAt)], 'writing a bucket');
-    await s.execute(`INSERT INTO ${s.table('project_days')} (project_id, day) VALUES (?, ?)`, [PROJECT_A, Math.floor(now / 86_400_000)], 'writing a day');
+    const timers = new TimerTable(s);
+    const leftovers = [insertListEntry(s, r), insertProjectDay(s, PROJECT_A, dayOf(now)), timers.timerStatement(timer), timers.bucketStatement(timer)!];
+    for (const row of leftovers) await s.execute(row.query, row.params!, 'writing what an insert leaves');
 
     expect(await backend.requests.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 10 })).toEqual([]);
     expect(await backend.requests.get(PROJECT_A, r.id)).toBeNull();

@@ -48,8 +48,10 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
   child.stderr!.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
     output += text;
-    if (output.length > MAX_KEPT_OUTPUT) output = output.slice(-MAX_KEPT_OUTPUT / 2);
-    for (const f of followers) f(text);
+    // Trimmed at a line start, so a late follower never sees half a log line.
+    if (output.length > MAX_KEPT_OUTPUT) output = output.slice(output.indexOf('\n', output.length - MAX_KEPT_OUTPUT / 2) + 1);
+    // A copy: the start-up watcher removes itself while being called.
+    for (const f of [...followers]) f(text);
   });
   const ports = await new Promise<{ http: number; grpc: number }>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`ferry did not start in time:\n${output}`)), 40_000);

@@ -1,6 +1,6 @@
 import { types } from 'cassandra-driver';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
+import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 
 /** Cassandra refuses TTLs beyond 20 years. */
@@ -36,7 +36,7 @@ export class RequestExpiry {
     const partition: Statement[] = [
       {
         query: `UPDATE ${requests} USING TTL ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
-        params: [ttl, ...requestValues(r).slice(1), r.body === null ? types.unset : Buffer.from(r.body), r.id],
+        params: [ttl, ...requestValues(r).slice(1), r.body === null ? types.unset : bodyValue(r.body), r.id],
       },
       ...attempts.map((a) => ({
         query: `UPDATE ${requests} USING TTL ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`,

@@ -154,7 +154,8 @@ export function insertBody(session: CassandraSession, id: string, body: Uint8Arr
   };
 }
 
-function bodyValue(body: Uint8Array): Buffer {
+/** The body as the driver takes it: a view of the same bytes, not a copy. */
+export function bodyValue(body: Uint8Array): Buffer {
   return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 

@@ -154,8 +154,9 @@ const DISCARD_AFTER_REFUSAL_BYTES = 64 * 1024 * 1024;
  * (RFC 9113, 8.1).
  */
 function refuseTooLarge(req: GatewayRequest, res: GatewayResponse, limit: number, requestId: string): void {
+  const refusal = new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`);
   if ('stream' in req) {
-    sendError(res, new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`), requestId);
+    sendError(res, refusal, requestId);
     // close() waits for the response to flush before it resets. The compat response only reports 'finish' once
     // the stream is closed, so waiting for that would wait forever.
     req.stream.close(h2.NGHTTP2_NO_ERROR);
@@ -166,7 +167,7 @@ function refuseTooLarge(req: GatewayRequest, res: GatewayResponse, limit: number
   const declared = Number(req.headers['content-length']);
   const bounded = Number.isFinite(declared) && declared <= DISCARD_AFTER_REFUSAL_BYTES;
   if (!bounded) (res as ServerResponse).setHeader('Connection', 'close');
-  sendError(res, new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`), requestId);
+  sendError(res, refusal, requestId);
   if (!bounded) return;
   let discarded = 0;
   req.on('data', (chunk: Buffer) => {
