@@ -40,4 +40,38 @@ describe('allowance leases over the embedded usage store', () => {
     expect(await leases.take('prj_c', '2026-11', 1, 10)).toBe(true);
     expect(await backend.usage.used('prj_c', '2026-11')).toBe(10);
   });
+
+  it('reserves the next block once half of the current one is used, and gives both back on release', async () => {
+    const leases = new AllowanceLeases(backend.usage, 8);
+    for (let i = 0; i < 5; i++) expect(await leases.take('prj_d', '2026-11', 1, 1000)).toBe(true);
+    await expect.poll(() => backend.usage.used('prj_d', '2026-11')).toBe(16);
+    // A third block is reserved ahead meanwhile (it may still be on its way): release gives back all not taken.
+    for (let i = 0; i < 11; i++) expect(await leases.take('prj_d', '2026-11', 1, 1000)).toBe(true);
+    await leases.releaseAll();
+    expect(await backend.usage.used('prj_d', '2026-11')).toBe(16);
+  });
+
+  it('reserves bigger blocks while takers outrun them, within a share of the limit', async () => {
+    const sizes: number[] = [];
+    const usage = backend.usage;
+    const counting = {
+      reserve: (p: string, period: string, count: number, limit: number) => (sizes.push(count), usage.reserve(p, period, count, limit)),
+      release: usage.release.bind(usage),
+      used: usage.used.bind(usage),
+    };
+    const leases = new AllowanceLeases(counting, 8);
+    for (let round = 0; round < 4; round++) {
+      const taken = await Promise.all(Array.from({ length: 100 }, () => leases.take('prj_e', '2026-11', 1, 1_000_000)));
+      expect(taken.every(Boolean)).toBe(true);
+    }
+    expect(Math.max(...sizes)).toBeGreaterThanOrEqual(64);
+    expect(sizes.length).toBeLessThan(400 / 8);
+
+    // A limit of 1,024 keeps blocks at 16 (1/64 of it), however fast the takers.
+    sizes.length = 0;
+    await Promise.all(Array.from({ length: 300 }, () => leases.take('prj_f', '2026-11', 1, 1024)));
+    expect(Math.max(...sizes)).toBe(16);
+    await leases.releaseAll();
+    expect(await usage.used('prj_f', '2026-11')).toBe(300);
+  });
 });

@@ -1,5 +1,6 @@
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { allShards } from '../../domain/shards.js';
+import { StorageUnavailable } from '../../ports/errors.js';
 import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import { RequestChanges } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
@@ -10,6 +11,7 @@ import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 import { TimerTable, bucketOf, deletionTime, timerOf, type Timer } from './timers.js';
+import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
 
 export interface CassandraRequestStoreOptions {
@@ -19,6 +21,19 @@ export interface CassandraRequestStoreOptions {
 
 /** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 16;
+
+/**
+ * Single requests written together (see `WriteCoalescer`). Eight requests touch at most about ten partitions per
+ * batch, Cassandra's default threshold for warning about unlogged batches; 512 KiB of bodies stays well under the
+ * batch size the cluster must allow.
+ */
+const SINGLE_INSERTS: CoalescerLimits = {
+  writesAtOnce: 16,
+  itemsPerWrite: 8,
+  bytesPerWrite: 512 * 1024,
+  maxWaiting: 4096,
+  maxWaitingBytes: 64 * 1024 * 1024,
+};
 
 /**
  * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
@@ -41,6 +56,12 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
+  private readonly singles = new WriteCoalescer<StoredRequest>(
+    (group) => this.insertSingles(group),
+    (r) => r.body?.byteLength ?? 0,
+    SINGLE_INSERTS,
+    () => new StorageUnavailable('Cassandra is not keeping up with accepted requests; try again shortly.'),
+  );
 
   constructor(
     private readonly session: CassandraSession,
@@ -55,9 +76,10 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   /**
-   * One request needs no batch log: its own partition is written last and is the moment it exists. The list entry
-   * and timer written before it point at nothing until then, and every reader skips such entries, so a failure in
-   * between leaves no request, only hints that a later pass drops.
+   * A request accepted on its own needs no batch log: its own partition is written last and is the moment it
+   * exists. The list entry and timer written before it point at nothing until then, and every reader skips such
+   * entries, so a failure in between leaves no request, only hints that a later pass drops. Such requests arriving
+   * together share their writes (`insertSingles`).
    *
    * Several requests go in one logged batch, so they appear all or none. Their bodies are written first, each
    * into its own partition (a partition with only a body is no request yet), so they do not weigh on the batch log.
@@ -65,7 +87,7 @@ export class CassandraRequestStore implements RequestStore {
   insertMany(requests: readonly StoredRequest[]): Promise<void> {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
-      if (requests.length === 1) return this.insertOne(requests[0]!);
+      if (requests.length === 1) return this.singles.submit(requests[0]!);
       const withBody = requests.filter((r) => r.body !== null);
       await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
         const s = insertBody(this.session, r.id, r.body!);
@@ -78,12 +100,17 @@ export class CassandraRequestStore implements RequestStore {
     });
   }
 
-  private async insertOne(r: StoredRequest): Promise<void> {
-    const { statements, timers, days } = this.indexStatements([r]);
-    // Unlogged: these rows need no atomicity (each is a hint until the request exists); one message saves round trips.
+  /**
+   * Independent single requests: their list entries and timers in one unlogged batch, then their own partitions
+   * (bodies included) in another. Unlogged batches only save messages; each request still appears when its own
+   * partition is written, so a batch applied in part leaves whole requests or none.
+   */
+  private async insertSingles(group: readonly StoredRequest[]): Promise<void> {
+    const { statements, timers, days } = this.indexStatements(group);
     await this.session.batch(statements, 'storing a request', { logged: false });
-    const row = insertRequest(this.session, r, r.body);
-    await this.session.execute(row.query, row.params!, 'storing a request', { idempotent: true });
+    const rows = group.map((r) => insertRequest(this.session, r, r.body));
+    if (rows.length === 1) await this.session.execute(rows[0]!.query, rows[0]!.params!, 'storing a request', { idempotent: true });
+    else await this.session.batch(rows, 'storing requests', { logged: false });
     this.indexWritten(timers, days);
   }
 

@@ -82,6 +82,18 @@ export function describeRequestStoreContract(makeBackend: BackendFactory): void 
       expect(await store().get(PROJECT_A, 'req_unknown')).toBeNull();
     });
 
+    it('stores every one of many requests inserted one at a time, at once, bodies of every size exact', async () => {
+      const large = new Uint8Array(600 * 1024).map((_, i) => (i * 31) % 253);
+      const singles = Array.from({ length: 120 }, (_, i) =>
+        aRequest({ body: i % 40 === 7 ? large : i % 3 === 0 ? null : new Uint8Array([i, 255 - (i % 256), 0]), contentType: i % 3 === 0 ? null : 'application/octet-stream' }),
+      );
+      await Promise.all(singles.map((r) => store().insertMany([r])));
+
+      for (const r of singles) expect(await store().get(PROJECT_A, r.id)).toStrictEqual(r);
+      const listed = await store().list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 200 });
+      expect(new Set(listed.map((r) => r.id))).toEqual(new Set(singles.map((r) => r.id)));
+    });
+
     it('hides a request from every other project', async () => {
       const r = aRequest();
       await store().insertMany([r]);
