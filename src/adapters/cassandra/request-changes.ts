@@ -6,6 +6,7 @@ import type { InFlight } from './request-pool.js';
 import { isUncertainConditionalWrite } from './errors.js';
 import type { RequestRows } from './request-rows.js';
 import { CONSISTENCY, applied, type CassandraSession, type Statement } from './session.js';
+import type { TimerRemovals } from './timer-removals.js';
 import { timerChange, type TimerTable } from './timers.js';
 
 /**
@@ -21,6 +22,7 @@ export class RequestChanges {
     private readonly inFlight: InFlight,
     private readonly expiry: RequestExpiry,
     private readonly rows: RequestRows,
+    private readonly removals: TimerRemovals,
   ) {}
 
   /**
@@ -39,7 +41,7 @@ export class RequestChanges {
   ): Promise<StoredRequest | null> {
     const next = patched(current, patch);
     const { add, drop } = timerChange(this.shardCount, current, next);
-    if (add !== null) await this.timers.write(add, during);
+    if (add !== null) await this.timers.write(add);
     const update = this.conditionalUpdate(current, patch);
     try {
       const result =
@@ -51,7 +53,7 @@ export class RequestChanges {
     } catch (err) {
       if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
     }
-    if (drop !== null) this.inFlight.background(() => this.timers.remove(drop, asOf, during));
+    if (drop !== null) this.removals.remove(drop, asOf);
     if (isTerminal(next.status) && !isTerminal(current.status)) this.inFlight.background(() => this.expiry.expire(next, attempt));
     return next;
   }

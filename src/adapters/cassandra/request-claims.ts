@@ -2,6 +2,7 @@ import type { StoredRequest } from '../../domain/request.js';
 import type { RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
+import type { TimerRemovals } from './timer-removals.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, inClaimOrder, leaseTimers } from './timer-scan.js';
 import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
@@ -29,6 +30,7 @@ export class RequestClaims {
     private readonly timers: TimerTable,
     private readonly changes: RequestChanges,
     private readonly inFlight: InFlight,
+    private readonly removals: TimerRemovals,
   ) {}
 
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
@@ -76,7 +78,7 @@ export class RequestClaims {
   private async current(timer: Timer, now: number, asOf: number, during: string): Promise<StoredRequest | null> {
     const r = await this.rows.request(timer.requestId, during);
     if (r !== null && matchesTimer(r, timer)) return r;
-    if (timer.dueAt < now - STALE_TIMER_AGE_MS) this.inFlight.background(() => this.timers.remove(timer, asOf, during));
+    if (timer.dueAt < now - STALE_TIMER_AGE_MS) this.removals.remove(timer, asOf);
     return null;
   }
 

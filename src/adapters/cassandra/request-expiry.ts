@@ -1,7 +1,27 @@
 import { types } from 'cassandra-driver';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { StorageUnavailable } from '../../ports/errors.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
+import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+
+/** A request's rewrite: its partition and its list entry. */
+interface Rewrite {
+  readonly statements: readonly Statement[];
+  readonly bytes: number;
+}
+
+/**
+ * Rewrites under way at once and per batch. Eight requests and their list entries stay within about ten
+ * partitions, Cassandra's default threshold for warning about unlogged batches.
+ */
+const EXPIRY_WRITES: CoalescerLimits = {
+  writesAtOnce: 4,
+  itemsPerWrite: 8,
+  bytesPerWrite: 512 * 1024,
+  maxWaiting: 4096,
+  maxWaitingBytes: 64 * 1024 * 1024,
+};
 
 /** Cassandra refuses TTLs beyond 20 years. */
 const MAX_TTL_SECONDS = 20 * 365 * 86_400;
@@ -18,12 +38,25 @@ const MAX_REMEMBERED_PROJECTS = 10_000;
 export class RequestExpiry {
   private readonly retentionDays = new Map<string, number>();
   private readonly selectRetention: string;
+  private readonly insertListEntry: string;
+  /**
+   * The rewrites of requests that ended at about the same time share one unlogged batch: nobody waits for them,
+   * and list entries of one project and day land as one mutation.
+   */
+  private readonly writes = new WriteCoalescer<Rewrite>(
+    (group) => this.session.batch(group.flatMap((w) => w.statements), 'expiring requests', { logged: false }).then(() => undefined),
+    (w) => w.bytes,
+    EXPIRY_WRITES,
+    () => new StorageUnavailable('Cassandra is not keeping up with expiring requests.'),
+  );
 
   constructor(
     private readonly session: CassandraSession,
     private readonly rows: RequestRows,
   ) {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
+    this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
+        VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
   }
 
   /** `last` is the attempt that ended the request, if one did: when it was the first, there is nothing to read. */
@@ -43,15 +76,11 @@ export class RequestExpiry {
         params: [ttl, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
       })),
     ];
-    // One partition: applied together without the batch log.
-    await this.session.batch(partition, 'expiring a request', { logged: false });
-    await this.session.execute(
-      `INSERT INTO ${this.session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
-        VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-      [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, ttl],
-      'expiring a list entry',
-      { idempotent: true },
-    );
+    const listEntry: Statement = {
+      query: this.insertListEntry,
+      params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, ttl],
+    };
+    await this.writes.submit({ statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 });
   }
 
   private async retentionOf(projectId: string): Promise<number | null> {

@@ -10,6 +10,7 @@ import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
+import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, bucketOf, deletionTime, timerOf, type Timer } from './timers.js';
 import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
@@ -49,6 +50,7 @@ export class CassandraRequestStore implements RequestStore {
   private readonly inFlight = new InFlight();
   private readonly rows: RequestRows;
   private readonly timers: TimerTable;
+  private readonly removals: TimerRemovals;
   private readonly changes: RequestChanges;
   private readonly claims: RequestClaims;
   private readonly lists: RequestList;
@@ -69,8 +71,9 @@ export class CassandraRequestStore implements RequestStore {
   ) {
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, new RequestExpiry(session, this.rows), this.rows);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight);
+    this.removals = new TimerRemovals(session, this.timers, this.inFlight);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, new RequestExpiry(session, this.rows), this.rows, this.removals);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals);
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -161,6 +164,7 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
   close(): Promise<void> {
+    this.removals.close();
     return this.inFlight.close();
   }
 

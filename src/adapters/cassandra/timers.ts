@@ -1,6 +1,8 @@
 import type { RequestStatus, StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
+import { StorageUnavailable } from '../../ports/errors.js';
 import { millis, type CassandraSession, type Statement } from './session.js';
+import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
 
 /** Width of a timer partition. A minute keeps a due scan to a few partitions and each partition small. */
@@ -64,9 +66,25 @@ export function matchesTimer(r: StoredRequest, timer: Timer): boolean {
  */
 const BUCKET_ENTRY_TRUSTED_MS = 5 * TIMER_BUCKET_MS;
 
+/** Timer writes under way at once, and timers per write: a due scan's claims share a lease bucket per shard. */
+const TIMER_WRITES: CoalescerLimits = {
+  writesAtOnce: 8,
+  itemsPerWrite: 32,
+  bytesPerWrite: Infinity,
+  maxWaiting: 4096,
+  maxWaitingBytes: Infinity,
+};
+
 /** Reads and writes of `timers` and `timer_buckets`. */
 export class TimerTable {
   private readonly listedBuckets = new WrittenEntries();
+  /** Timers of changes made at once (the claims of one due scan, say) are written together. */
+  private readonly writes = new WriteCoalescer<Timer>(
+    (group) => this.writeGroup(group),
+    () => 0,
+    TIMER_WRITES,
+    () => new StorageUnavailable('Cassandra is not keeping up with timer writes; try again shortly.'),
+  );
   private readonly insertTimer: string;
   private readonly insertBucket: string;
   private readonly deleteTimer: string;
@@ -110,15 +128,29 @@ export class TimerTable {
     for (const t of timers) this.listedBuckets.add(`${t.shard}/${bucketOf(t.dueAt)}`);
   }
 
-  async write(t: Timer, during: string): Promise<void> {
-    const statements = [this.timerStatement(t), this.bucketStatement(t)].filter((s) => s !== null);
-    await Promise.all(statements.map((s) => this.session.execute(s.query, s.params!, during, { idempotent: true })));
-    this.bucketsWritten([t]);
+  write(t: Timer): Promise<void> {
+    return this.writes.submit(t);
   }
 
-  /** Deletes a timer as of `asOf` (see `deletionTime`). */
-  async remove(t: Timer, asOf: number, during: string): Promise<void> {
-    await this.session.execute(this.deleteTimer, [asOf, t.shard, bucketOf(t.dueAt), t.dueAt, t.requestId], during, { idempotent: true });
+  private async writeGroup(group: readonly Timer[]): Promise<void> {
+    const statements: Statement[] = [];
+    const buckets = new Set<string>();
+    const now = Date.now();
+    for (const t of group) {
+      statements.push(this.timerStatement(t));
+      const key = `${t.shard}/${bucketOf(t.dueAt)}`;
+      const bucketRow = buckets.has(key) ? null : this.bucketStatement(t, now);
+      buckets.add(key);
+      if (bucketRow !== null) statements.push(bucketRow);
+    }
+    if (statements.length === 1) await this.session.execute(statements[0]!.query, statements[0]!.params!, 'writing a timer', { idempotent: true });
+    else await this.session.batch(statements, 'writing timers', { logged: false });
+    this.bucketsWritten(group);
+  }
+
+  /** The deletion of a timer as of `asOf` (see `deletionTime`); `TimerRemovals` writes it. */
+  removeStatement(t: Timer, asOf: number): Statement {
+    return { query: this.deleteTimer, params: [asOf, t.shard, bucketOf(t.dueAt), t.dueAt, t.requestId] };
   }
 
   /** Drops a bucket's entry as of `asOf`: a timer written into the bucket after that re-lists it. */

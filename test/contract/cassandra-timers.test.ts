@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+
+const SHARDS = 4;
+
+// Cassandra only: timer writes of concurrent changes share batches, and timer deletions are gathered and written
+// per partition a moment later. Whatever the grouping, every timer a change made obsolete must go.
+describe('Cassandra timers around claims and outcomes', () => {
+  const open = scratchCassandraBackend('timers', SHARDS);
+
+  it('leaves no timer behind for requests claimed and ended together, and keeps the lease timers until then', async () => {
+    const backend = open();
+    const now = Date.now();
+    const requests = Array.from({ length: 60 }, () => aRequest({ projectId: PROJECT_A, createdAt: now, updatedAt: now, dueAt: now }));
+    await Promise.all(requests.map((r) => backend.requests.insertMany([r])));
+    const leaseUntil = now + 60_000;
+    const claimed = await backend.requests.claimDue(now + 1_000, 100, leaseUntil);
+    expect(claimed.map((r) => r.id).sort()).toEqual(requests.map((r) => r.id).sort());
+
+    const timers = async () => {
+      const rs = await backend.session.read(`SELECT request_id, lease FROM ${backend.session.table('timers')}`, [], 'reading timers', 5000);
+      const leases = rs.rows.filter((row) => row['lease'] === true).length;
+      return { leases, others: rs.rowLength - leases };
+    };
+    // The claims' old timers go; one lease timer per claimed request stays.
+    await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 60, others: 0 });
+
+    await Promise.all(
+      claimed.map((r) =>
+        backend.requests.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), {
+          status: 'succeeded',
+          attemptCount: 1,
+          completedAt: now + 10,
+          updatedAt: now + 10,
+          dueAt: null,
+        }),
+      ),
+    );
+    await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 0, others: 0 });
+  });
+});
