@@ -11,7 +11,7 @@ import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 import { TimerRemovals } from './timer-removals.js';
-import { TimerTable, bucketOf, deletionTime, timerOf, type Timer } from './timers.js';
+import { TimerTable, deletionTime, timerOf, type Timer } from './timers.js';
 import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
 
@@ -199,8 +199,6 @@ export class CassandraRequestStore implements RequestStore {
     const statements: Statement[] = [];
     const timers: Timer[] = [];
     const days = new Set<string>();
-    const buckets = new Set<string>();
-    const now = Date.now();
     for (const r of requests) {
       statements.push(insertListEntry(this.session, r));
       const day = dayOf(r.createdAt);
@@ -210,15 +208,9 @@ export class CassandraRequestStore implements RequestStore {
         statements.push(insertProjectDay(this.session, r.projectId, day));
       }
       const timer = timerOf(this.options.shardCount, r);
-      if (timer === null) continue;
-      timers.push(timer);
-      statements.push(this.timers.timerStatement(timer));
-      // One entry per bucket is enough; the same row many times only weighs on the batch.
-      const bucketKey = `${timer.shard}/${bucketOf(timer.dueAt)}`;
-      const bucketRow = buckets.has(bucketKey) ? null : this.timers.bucketStatement(timer, now);
-      buckets.add(bucketKey);
-      if (bucketRow !== null) statements.push(bucketRow);
+      if (timer !== null) timers.push(timer);
     }
+    statements.push(...this.timers.statementsFor(timers));
     return { statements, timers, days: [...days] };
   }
 

@@ -132,17 +132,25 @@ export class TimerTable {
     return this.writes.submit(t);
   }
 
-  private async writeGroup(group: readonly Timer[]): Promise<void> {
+  /**
+   * The rows of new timers: each timer, and the entry of each of their buckets once (none for a bucket this
+   * process wrote lately); the same row many times would only weigh on a batch.
+   */
+  statementsFor(timers: readonly Timer[], now = Date.now()): Statement[] {
     const statements: Statement[] = [];
     const buckets = new Set<string>();
-    const now = Date.now();
-    for (const t of group) {
+    for (const t of timers) {
       statements.push(this.timerStatement(t));
       const key = `${t.shard}/${bucketOf(t.dueAt)}`;
       const bucketRow = buckets.has(key) ? null : this.bucketStatement(t, now);
       buckets.add(key);
       if (bucketRow !== null) statements.push(bucketRow);
     }
+    return statements;
+  }
+
+  private async writeGroup(group: readonly Timer[]): Promise<void> {
+    const statements = this.statementsFor(group);
     if (statements.length === 1) await this.session.execute(statements[0]!.query, statements[0]!.params!, 'writing a timer', { idempotent: true });
     else await this.session.batch(statements, 'writing timers', { logged: false });
     this.bucketsWritten(group);
