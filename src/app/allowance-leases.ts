@@ -68,7 +68,8 @@ export class AllowanceLeases {
       (ok) => {
         granted = ok;
         if (ok) pool.available += block;
-        else pool.nearLimit = true;
+        // Only a refused block of the usual size says the limit is near; a large batch may just not fit.
+        else if (block <= pool.block) pool.nearLimit = true;
       },
       () => undefined,
     );

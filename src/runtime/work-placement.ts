@@ -92,13 +92,15 @@ export async function distributedPlacement(
     accepted(stored) {
       // Notices are hints: work due after the owner's next look at storage wakes nobody (see `DueWakeups`), and
       // work in a shard this process owns needs no round trip through Kafka. The timers hold it either way.
-      const noticeBy = clock.now() + pollMs;
-      const owned = new Set(ownership?.owned() ?? []);
-      const notices = stored.flatMap((r) => {
-        const shard = shardOf(r.id, config.shards);
-        return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
-      });
-      if (notices.length > 0) notifier?.notify(notices);
+      if (notifier !== null) {
+        const noticeBy = clock.now() + pollMs;
+        const owned = ownership?.owned() ?? [];
+        const notices = stored.flatMap((r) => {
+          const shard = shardOf(r.id, config.shards);
+          return r.dueAt === null || r.dueAt > noticeBy || owned.includes(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
+        });
+        if (notices.length > 0) notifier.notify(notices);
+      }
       wakeups?.stored(stored.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
     },
     async stop() {

@@ -74,4 +74,21 @@ describe('allowance leases over the embedded usage store', () => {
     await leases.releaseAll();
     expect(await usage.used('prj_f', '2026-11')).toBe(300);
   });
+
+  it('keeps reserving blocks after a batch too large for what is left was refused', async () => {
+    const sizes: number[] = [];
+    const usage = backend.usage;
+    const counting = {
+      reserve: (p: string, period: string, count: number, limit: number) => (sizes.push(count), usage.reserve(p, period, count, limit)),
+      release: usage.release.bind(usage),
+      used: usage.used.bind(usage),
+    };
+    const leases = new AllowanceLeases(counting, 8);
+    expect(await leases.take('prj_g', '2026-11', 900, 1000)).toBe(true);
+    expect(await leases.take('prj_g', '2026-11', 150, 1000)).toBe(false);
+    sizes.length = 0;
+    for (let i = 0; i < 40; i++) expect(await leases.take('prj_g', '2026-11', 1, 1000)).toBe(true);
+    // Blocks of 8 (about six reservations), not one reservation per request.
+    expect(sizes.length).toBeLessThan(10);
+  });
 });
