@@ -51,6 +51,8 @@ export interface DistributedConfig {
     readonly username: string | undefined;
     readonly password: string | undefined;
     readonly tls: { readonly caFile: string | undefined } | null;
+    /** How long a claim may stay in the claiming process before it is stored; 0 stores each at once. */
+    readonly claimStoredAfterMs: number;
   };
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -167,6 +169,7 @@ function distributed(env: Env): DistributedConfig {
       username: env.FERRY_CASSANDRA_USERNAME || undefined,
       password: env.FERRY_CASSANDRA_PASSWORD || undefined,
       tls: bool(env, 'FERRY_CASSANDRA_TLS', false) ? Object.freeze({ caFile: env.FERRY_CASSANDRA_CA_FILE || undefined }) : null,
+      claimStoredAfterMs: int(env, 'FERRY_CLAIM_STORED_AFTER_MS', 3_000, 0, 60_000),
     }),
     kafka: Object.freeze({
       brokers: list(env, 'FERRY_KAFKA_BROKERS', '127.0.0.1:9092'),

@@ -5,9 +5,10 @@ import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 const SHARDS = 4;
 
 // Cassandra only: timer writes of concurrent changes share batches, and timer deletions are gathered and written
-// per partition a moment later. Whatever the grouping, every timer a change made obsolete must go.
+// per partition a moment later. Whatever the grouping, every timer a change made obsolete must go. Claims are
+// stored at once here, so that they write lease timers.
 describe('Cassandra timers around claims and outcomes', () => {
-  const open = scratchCassandraBackend('timers', SHARDS);
+  const open = scratchCassandraBackend('timers', SHARDS, 0);
 
   it('leaves no timer behind for requests claimed and ended together, and keeps the lease timers until then', async () => {
     const backend = open();

@@ -15,6 +15,8 @@ const connection = (keyspace: string) => ({
   keyspace,
   replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
   shardCount: 8,
+  // The port's claims are stored at once; claims held in the process are tested in cassandra-held-claims.
+  claimStoredAfterMs: 0,
 });
 
 const freshKeyspace = () => {

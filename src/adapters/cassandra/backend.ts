@@ -10,6 +10,8 @@ import { CassandraUsageStore } from './usage.js';
 export interface CassandraBackendOptions extends CassandraConnection {
   /** Shards of delivery and timer work; fixed for the life of a deployment. */
   readonly shardCount: number;
+  /** See `CassandraRequestStoreOptions.claimStoredAfterMs`. */
+  readonly claimStoredAfterMs?: number;
   /** Create or upgrade the schema first (`ferry migrate`, tests); otherwise a missing schema is an error. */
   readonly migrate?: boolean;
 }
@@ -29,7 +31,7 @@ export async function openCassandraBackend(o: CassandraBackendOptions): Promise<
     await session.close();
     throw err;
   }
-  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount });
+  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs });
   return {
     session,
     requests,

@@ -9,6 +9,16 @@ import { CONSISTENCY, applied, type CassandraSession, type Statement } from './s
 import type { TimerRemovals } from './timer-removals.js';
 import { timerChange, type TimerTable } from './timers.js';
 
+/** What a change writes besides its patch. */
+export interface ChangeExtras {
+  /** Writes to the same partition that land with the change or not at all. */
+  readonly also?: Statement[];
+  /** The attempt that `also` records, if any. */
+  readonly attempt?: AttemptRecord | null;
+  /** The version written; one more than `current.version` unless a held claim's version lies in between. */
+  readonly version?: number;
+}
+
 /**
  * Every change of a stored request: one conditional write in the request's partition, with the timers around it.
  * A new timer is written before the change, so a change never lands without its timer (a crash between the two
@@ -27,22 +37,14 @@ export class RequestChanges {
 
   /**
    * Applies `patch` to `current` when the stored version is still `current.version`, and returns the request as
-   * it now is; null when the version moved on. `also` are writes to the same partition that land with it or not
-   * at all; `attempt` is the attempt they record, if any. `asOf` is the `deletionTime` taken before `current` was
-   * read.
+   * it now is; null when the version moved on. `asOf` is the `deletionTime` taken before `current` was read.
    */
-  async apply(
-    current: StoredRequest,
-    patch: RequestPatch,
-    asOf: number,
-    during: string,
-    also: Statement[] = [],
-    attempt: AttemptRecord | null = null,
-  ): Promise<StoredRequest | null> {
-    const next = patched(current, patch);
+  async apply(current: StoredRequest, patch: RequestPatch, asOf: number, during: string, extras: ChangeExtras = {}): Promise<StoredRequest | null> {
+    const { also = [], attempt = null, version = current.version + 1 } = extras;
+    const next = patched(current, patch, version);
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add);
-    const update = this.conditionalUpdate(current, patch);
+    const update = this.conditionalUpdate(current, patch, version);
     try {
       const result =
         also.length === 0
@@ -54,7 +56,11 @@ export class RequestChanges {
       if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
     }
     if (drop !== null) this.removals.remove(drop, asOf);
-    if (isTerminal(next.status) && !isTerminal(current.status)) this.inFlight.background(() => this.expiry.expire(next, attempt));
+    // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
+    // retention rewrite again, or its row would outlive the request.
+    if (isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null)) {
+      this.inFlight.background(() => this.expiry.expire(next, attempt));
+    }
     return next;
   }
 
@@ -74,7 +80,7 @@ export class RequestChanges {
     );
   }
 
-  private conditionalUpdate(current: StoredRequest, patch: RequestPatch): Statement {
+  private conditionalUpdate(current: StoredRequest, patch: RequestPatch, version: number): Statement {
     const columns: string[] = [];
     const values: unknown[] = [];
     for (const field of PATCH_FIELDS) {
@@ -85,13 +91,13 @@ export class RequestChanges {
     }
     return {
       query: `UPDATE ${this.session.table('requests')} SET ${[...columns, 'version = ?'].join(', ')} WHERE id = ? IF version = ?`,
-      params: [...values, current.version + 1, current.id, current.version],
+      params: [...values, version, current.id, current.version],
     };
   }
 }
 
-/** The request after `patch`, one version later; keys whose value is `undefined` change nothing. */
-function patched(current: StoredRequest, patch: RequestPatch): StoredRequest {
+/** The request after `patch`, at `version`; keys whose value is `undefined` change nothing. */
+export function patched(current: StoredRequest, patch: RequestPatch, version = current.version + 1): StoredRequest {
   const changed = Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
-  return { ...current, ...changed, version: current.version + 1 };
+  return { ...current, ...changed, version };
 }

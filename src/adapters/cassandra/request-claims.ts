@@ -1,5 +1,6 @@
 import type { StoredRequest } from '../../domain/request.js';
-import type { RequestChanges } from './request-changes.js';
+import type { HeldClaims } from './held-claims.js';
+import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
 import type { TimerRemovals } from './timer-removals.js';
@@ -31,6 +32,7 @@ export class RequestClaims {
     private readonly changes: RequestChanges,
     private readonly inFlight: InFlight,
     private readonly removals: TimerRemovals,
+    private readonly held: HeldClaims,
   ) {}
 
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
@@ -56,11 +58,22 @@ export class RequestClaims {
     return taken.length;
   }
 
+  /**
+   * Claims the request of `timer`: held in this process when it can be (see `HeldClaims`), otherwise stored at
+   * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
+   */
   private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
+    if (this.held.holds(timer.requestId)) return null;
     const asOf = deletionTime();
     const current = await this.current(timer, now, asOf, 'claiming a request');
-    if (current === null) return null;
+    // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
+    if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
     const patch = { status: 'delivering', dueAt: leaseUntil, updatedAt: now, startedAt: current.startedAt ?? now } as const;
+    if (current.status !== 'delivering' && this.held.accepting) {
+      const claimed = patched(current, patch);
+      this.held.hold({ stored: current, claimed, patch });
+      return { timer, request: claimed };
+    }
     const claimed = await this.changes.apply(current, patch, asOf, 'claiming a request');
     return claimed === null ? null : { timer, request: claimed };
   }

@@ -2,10 +2,11 @@ import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { allShards } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
-import { RequestChanges } from './request-changes.js';
+import { RequestChanges, type ChangeExtras } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
+import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -18,7 +19,18 @@ import { WrittenEntries } from './written-entries.js';
 export interface CassandraRequestStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
   readonly shardCount: number;
+  /**
+   * How long a claim may stay in this process before it is stored (see `HeldClaims`); 0 stores every claim at
+   * once. Default `CLAIM_STORED_AFTER_MS`.
+   */
+  readonly claimStoredAfterMs?: number;
 }
+
+/**
+ * Longer than an attempt to a responsive destination usually takes, including the wait for a free slot (the
+ * engine hands a claim back after 2 s without one), so most deliveries store their claim with their outcome.
+ */
+export const CLAIM_STORED_AFTER_MS = 3_000;
 
 /** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 16;
@@ -58,6 +70,7 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
+  private readonly held: HeldClaims;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
     (r) => r.body?.byteLength ?? 0,
@@ -73,7 +86,10 @@ export class CassandraRequestStore implements RequestStore {
     this.timers = new TimerTable(session);
     this.removals = new TimerRemovals(session, this.timers, this.inFlight);
     this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, new RequestExpiry(session, this.rows), this.rows, this.removals);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals);
+    this.held = new HeldClaims(options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS, (claim) =>
+      this.inFlight.run(() => this.storeHeld(claim)),
+    );
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held);
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -139,13 +155,14 @@ export class CassandraRequestStore implements RequestStore {
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<StoredRequest> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
     const also = [insertAttempt(this.session, attempt)];
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', also, attempt));
+    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { also, attempt }));
   }
 
   claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<StoredRequest[]> {
     return this.inFlight.run(async () => {
       const claimed = await this.claims.claimDue(now, limit, leaseUntil, shards);
-      for (const r of claimed) this.known.remember(r);
+      // A held claim is not stored: its version must not be taken for the stored one.
+      for (const r of claimed) if (!this.held.holds(r.id)) this.known.remember(r);
       return claimed;
     });
   }
@@ -164,6 +181,7 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
   close(): Promise<void> {
+    this.held.close();
     this.removals.close();
     return this.inFlight.close();
   }
@@ -172,6 +190,9 @@ export class CassandraRequestStore implements RequestStore {
    * The version is checked before writing, and the change is computed from the request at that version: the one
    * this process wrote last when it is remembered (its own claim, typically), otherwise a read. A conditional write
    * answers only whether it applied, and reading the request again would cost a round trip.
+   *
+   * A claim this process holds unstored is written with the change: both apply to the request as stored, under
+   * its stored version, and the result skips the claim's version so that no two states share one.
    */
   private async change(
     projectId: string,
@@ -179,16 +200,35 @@ export class CassandraRequestStore implements RequestStore {
     expectedVersion: number,
     patch: RequestPatch,
     during: string,
-    also: Statement[] = [],
-    attempt: AttemptRecord | null = null,
+    extras: ChangeExtras = {},
   ): Promise<StoredRequest> {
     const asOf = deletionTime();
-    const current = this.known.take(id, expectedVersion) ?? (await this.rows.request(id, during));
     const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
+    const held = await this.held.take(id, expectedVersion);
+    if (held === 'lost') throw conflict();
+    if (held !== undefined) {
+      if (held.stored.projectId !== projectId) throw conflict();
+      const merged = { ...held.patch, ...definedOnly(patch) };
+      const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
+        this.held.untake(id);
+        throw err;
+      });
+      if (next === null) throw conflict();
+      return next;
+    }
+    const current = this.known.take(id, expectedVersion) ?? (await this.rows.request(id, during));
     if (current === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, patch, asOf, during, also, attempt);
+    const next = await this.changes.apply(current, patch, asOf, during, extras);
     if (next === null) throw conflict();
     return next;
+  }
+
+  /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
+  private async storeHeld(claim: HeldClaim): Promise<boolean> {
+    const stored = await this.changes.apply(claim.stored, claim.patch, deletionTime(), 'storing a claim');
+    if (stored === null) return false;
+    this.known.remember(stored);
+    return true;
   }
 
   /**
@@ -218,4 +258,9 @@ export class CassandraRequestStore implements RequestStore {
     this.timers.bucketsWritten(timers);
     for (const day of days) this.listedDays.add(day);
   }
+}
+
+/** `patch` without the keys whose value is `undefined`, which change nothing and must not mask others. */
+function definedOnly(patch: RequestPatch): RequestPatch {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as RequestPatch;
 }

@@ -251,8 +251,7 @@ export class DeliveryEngine {
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
         const fresh = await this.o.requests.get(current.projectId, current.id);
-        // Only a cancel may change a request we hold; anything else means our claim was taken over.
-        if (fresh === null || fresh.status !== 'delivering' || fresh.dueAt !== claimed.dueAt) {
+        if (fresh === null || !stillOurs(fresh, claimed)) {
           this.emit({ type: 'claim_lost', requestId: claimed.id });
           return;
         }
@@ -273,6 +272,17 @@ export class DeliveryEngine {
   private emit(event: DeliveryEvent): void {
     this.o.onEvent?.(event);
   }
+}
+
+/**
+ * Whether an attempt of `claimed` may still be recorded on `fresh`, the request after a conflicting change. Only a
+ * cancel may change a request we hold: one recorded while our claim was stored (our lease stands), or one that
+ * ended a request whose claim the store had not stored yet (no attempt was recorded since). Anything else means
+ * our claim was taken over.
+ */
+function stillOurs(fresh: StoredRequest, claimed: StoredRequest): boolean {
+  if (fresh.status === 'delivering') return fresh.dueAt === claimed.dueAt;
+  return fresh.status === 'cancelled' && fresh.attemptCount === claimed.attemptCount;
 }
 
 function hostOf(url: string): string {

@@ -3,7 +3,8 @@ import type { AttemptRecord, RequestPatch, StoredRequest } from '../../domain/re
 
 /**
  * What an attempt's end does to its request. A cancel recorded while the attempt was in flight wins over a retry
- * (no further attempt starts) but not over a success: the destination did get the request.
+ * (no further attempt starts) but not over a success: the destination did get the request. A request the cancel
+ * already ended (its claim was not stored yet, so it looked queued) stays cancelled and gains the attempt.
  */
 export function settlement(
   r: StoredRequest,
@@ -12,10 +13,14 @@ export function settlement(
   timing: { readonly startedAt: number; readonly durationMs: number; readonly completedAt: number },
 ): { attempt: AttemptRecord; patch: RequestPatch } {
   const { completedAt } = timing;
-  const cancelled = r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded';
+  const alreadyCancelled = r.status === 'cancelled';
+  const cancelled = alreadyCancelled || (r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded');
   const base = { attemptCount: attemptNumber, updatedAt: completedAt };
   let patch: RequestPatch;
-  if (cancelled) {
+  if (alreadyCancelled) {
+    // Cancelled at once while the attempt was in flight: it stays cancelled, and the attempt joins its history.
+    patch = { ...base, startedAt: r.startedAt ?? timing.startedAt };
+  } else if (cancelled) {
     patch = { ...base, status: 'cancelled', cancelledAt: completedAt, dueAt: null };
   } else if (decision.requestStatus === 'queued') {
     patch = { ...base, status: 'queued', dueAt: decision.retry!.nextAttemptAt };

@@ -6,7 +6,7 @@ import { infra } from '../../support/infra.js';
  * A migrated Cassandra backend in a keyspace of its own for the tests of one file, dropped after them. The getter
  * answers once `beforeAll` has run.
  */
-export function scratchCassandraBackend(name: string, shardCount: number): () => CassandraBackend {
+export function scratchCassandraBackend(name: string, shardCount: number, claimStoredAfterMs?: number): () => CassandraBackend {
   let backend: CassandraBackend | undefined;
   beforeAll(async () => {
     backend = await openCassandraBackend({
@@ -15,6 +15,7 @@ export function scratchCassandraBackend(name: string, shardCount: number): () =>
       keyspace: `ferry_${name}_${process.pid}_${Date.now().toString(36)}`,
       replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
       shardCount,
+      claimStoredAfterMs,
       migrate: true,
     });
   });

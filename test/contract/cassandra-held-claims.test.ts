@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { VersionConflict } from '../../src/ports/requests.js';
+import { infra } from '../support/infra.js';
+import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+
+const SHARDS = 4;
+const LEASE_MS = 60_000;
+
+// Cassandra only: a claim stays in the claiming process and is stored with the request's next change, or once it
+// has been held `claimStoredAfterMs`. A second backend on the same keyspace plays another process.
+describe('Cassandra claims held in the claiming process', () => {
+  const open = scratchCassandraBackend('held', SHARDS, 60_000);
+  let other: CassandraBackend;
+  let quick: CassandraBackend;
+  const reopen = (claimStoredAfterMs: number) =>
+    openCassandraBackend({
+      contactPoints: [infra.cassandra.contactPoint],
+      localDataCenter: infra.cassandra.localDataCenter,
+      keyspace: open().session.keyspace,
+      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+      shardCount: SHARDS,
+      claimStoredAfterMs,
+    });
+  beforeAll(async () => {
+    other = await reopen(60_000);
+    quick = await reopen(50);
+  });
+  afterAll(async () => {
+    await other.close();
+    await quick.close();
+  });
+
+  const timersOf = async (id: string) => {
+    const rs = await open().session.read(`SELECT request_id FROM ${open().session.table('timers')}`, [], 'reading timers', 5000);
+    return rs.rows.filter((row) => row['request_id'] === id).length;
+  };
+  const succeeded = (at: number) => ({ status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null }) as const;
+
+  it('hands out the claim, stores nothing until the outcome, then stores claim and outcome in one change', async () => {
+    const store = open().requests;
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await store.insertMany([r]);
+
+    const [claimed] = await store.claimDue(now + 1, 10, now + LEASE_MS);
+    expect(claimed).toStrictEqual({ ...r, status: 'delivering', dueAt: now + LEASE_MS, updatedAt: now + 1, startedAt: now + 1, version: 2 });
+    expect(await store.get(PROJECT_A, r.id)).toStrictEqual(r);
+    expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
+
+    const attempt = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
+    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 5));
+    const expected = { ...r, ...succeeded(now + 5), startedAt: now + 1, version: 3 };
+    expect(done).toStrictEqual(expected);
+    expect(await store.get(PROJECT_A, r.id)).toStrictEqual(expected);
+    expect(await store.listAttempts(PROJECT_A, r.id)).toEqual([attempt]);
+    await expect.poll(() => timersOf(r.id), { timeout: 10_000 }).toBe(0);
+  });
+
+  it('leaves a request held by a process that died due at once for the next one, and fences the dead claim', async () => {
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await open().requests.insertMany([r]);
+    const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
+
+    const [taken] = await other.requests.claimDue(now + 2, 10, now + LEASE_MS);
+    expect(taken?.id).toBe(r.id);
+    const theirs = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
+    await other.requests.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeeded(now + 3));
+    await expect(
+      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), succeeded(now + 5)),
+    ).rejects.toBeInstanceOf(VersionConflict);
+    expect(await open().requests.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
+  });
+
+  it('loses the claim to a cancel that saw the request queued', async () => {
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await open().requests.insertMany([r]);
+    const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
+    const cancelled = await other.requests.update(PROJECT_A, r.id, r.version, { status: 'cancelled', cancelledAt: now + 2, dueAt: null, updatedAt: now + 2 });
+    expect(cancelled.version).toBe(held!.version);
+
+    await expect(
+      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded(now + 5)),
+    ).rejects.toBeInstanceOf(VersionConflict);
+    expect(await open().requests.get(PROJECT_A, r.id)).toStrictEqual(cancelled);
+  });
+
+  it('stores a claim held past its time as claimed, so a long attempt shows as delivering', async () => {
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await quick.requests.insertMany([r]);
+    const [claimed] = await quick.requests.claimDue(now + 1, 10, now + LEASE_MS);
+
+    await expect.poll(() => other.requests.get(PROJECT_A, r.id), { timeout: 10_000 }).toStrictEqual(claimed);
+    expect(await other.requests.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
+    const done = await quick.requests.recordAttempt(PROJECT_A, r.id, claimed!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded(now + 5));
+    expect(done).toMatchObject({ status: 'succeeded', startedAt: now + 1, version: claimed!.version + 1 });
+    await expect.poll(() => timersOf(r.id), { timeout: 10_000 }).toBe(0);
+  });
+});
