@@ -5,12 +5,14 @@ import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
 import type { TimerRemovals } from './timer-removals.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, inClaimOrder, leaseTimers } from './timer-scan.js';
-import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
+import { FIRST_POSITION, TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
 /** Claims (a read and a conditional write each) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
 const RELEASE_CONCURRENCY = 16;
 const LEASE_PAGE = 200;
+/** Timers read at a time past those of held claims when looking for the next due time. */
+const HELD_SKIP_PAGE = 64;
 
 /**
  * How many listed buckets per shard `nextDueAt` looks at: its horizon. More than the empty buckets a shard may
@@ -96,14 +98,32 @@ export class RequestClaims {
   }
 
   /**
-   * The earliest timer among the first listed buckets of a shard. When all of those are empty, the time a claim
-   * may drop the first of them: the claim then brings later timers within reach (and claims any due ones itself,
-   * as its scan is not limited to these buckets).
+   * The earliest timer among the first listed buckets of a shard, leaving out those of claims this process holds
+   * (their requests are being delivered). When all of those buckets are empty, the time a claim may drop the first
+   * of them: the claim then brings later timers within reach (and claims any due ones itself, as its scan is not
+   * limited to these buckets).
    */
   private async nextDueIn(shard: number): Promise<number | null> {
     const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
     if (buckets.length === 0) return null;
     const earliest = await this.timers.earliest(shard, buckets, 'finding the next due time');
-    return earliest.size === 0 ? bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS : Math.min(...earliest.values());
+    if (earliest.size === 0) return bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS;
+    for (const bucket of buckets) {
+      const first = earliest.get(bucket);
+      if (first === undefined) continue;
+      const unheld = this.held.holds(first.requestId) ? await this.firstUnheld(shard, bucket) : first;
+      if (unheld !== undefined) return unheld.dueAt;
+    }
+    return null;
+  }
+
+  /** The first timer of a bucket whose request this process does not hold. */
+  private async firstUnheld(shard: number, bucket: number): Promise<Timer | undefined> {
+    for (let after = FIRST_POSITION; ; ) {
+      const page = await this.timers.due(shard, bucket, after, Number.MAX_SAFE_INTEGER, HELD_SKIP_PAGE, 'finding the next due time');
+      const found = page.find((t) => !this.held.holds(t.requestId));
+      if (found !== undefined || page.length < HELD_SKIP_PAGE) return found;
+      after = page.at(-1)!;
+    }
   }
 }

@@ -102,7 +102,7 @@ export class TimerTable {
     this.deleteTimer = `DELETE FROM ${timers} USING TIMESTAMP ? WHERE shard = ? AND bucket = ? AND due_at = ? AND request_id = ?`;
     this.deleteBucket = `DELETE FROM ${buckets} USING TIMESTAMP ? WHERE shard = ? AND bucket = ?`;
     this.selectBuckets = `SELECT bucket FROM ${buckets} WHERE shard = ? AND bucket > ? AND bucket <= ? LIMIT ?`;
-    this.selectOccupied = `SELECT bucket, due_at FROM ${timers} WHERE shard = ? AND bucket IN ? PER PARTITION LIMIT 1`;
+    this.selectOccupied = `SELECT bucket, due_at, request_id, lease FROM ${timers} WHERE shard = ? AND bucket IN ? PER PARTITION LIMIT 1`;
     // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
     this.selectDue = `SELECT due_at, request_id, lease FROM ${timers}
       WHERE shard = ? AND bucket = ? AND (due_at, request_id) > (?, ?) AND (due_at) <= (?) LIMIT ?`;
@@ -174,9 +174,9 @@ export class TimerTable {
   }
 
   /** The earliest timer of each of `buckets` that holds any: one query for all of them. */
-  async earliest(shard: number, buckets: readonly number[], during: string): Promise<Map<number, number>> {
+  async earliest(shard: number, buckets: readonly number[], during: string): Promise<Map<number, Timer>> {
     const rs = await this.session.read(this.selectOccupied, [shard, buckets], during);
-    return new Map(rs.rows.map((row) => [millis(row['bucket'])!, millis(row['due_at'])!]));
+    return new Map(rs.rows.map((row) => [millis(row['bucket'])!, timerFromRow(shard, row)]));
   }
 
   /** Timers of one bucket due by `dueBy`, after `after` in (dueAt, requestId) order. */
