@@ -38,6 +38,23 @@ describe('Cassandra claims held in the claiming process', () => {
   };
   const succeeded = (at: number) => ({ status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null }) as const;
 
+  it('leaves the timers of held claims out of the next due time', async () => {
+    const store = open().requests;
+    const now = Date.now();
+    const first = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const later = aRequest({ createdAt: now, updatedAt: now, status: 'scheduled', dueAt: now + 5_000 });
+    await store.insertMany([first, later]);
+    const [held] = await store.claimDue(now + 1, 1, now + LEASE_MS);
+    expect(held?.id).toBe(first.id);
+    expect(await store.nextDueAt()).toBe(now + 5_000);
+    expect(await other.requests.nextDueAt()).toBe(now);
+
+    const attempt = anAttempt(first.id, 1, { status: 'succeeded', responseStatusCode: 200 });
+    await store.recordAttempt(PROJECT_A, first.id, held!.version, attempt, succeeded(now + 5));
+    await store.update(PROJECT_A, later.id, later.version, { status: 'cancelled', cancelledAt: now + 6, dueAt: null, updatedAt: now + 6 });
+    await expect.poll(() => Promise.all([timersOf(first.id), timersOf(later.id)]), { timeout: 10_000 }).toEqual([0, 0]);
+  });
+
   it('hands out the claim, stores nothing until the outcome, then stores claim and outcome in one change', async () => {
     const store = open().requests;
     const now = Date.now();

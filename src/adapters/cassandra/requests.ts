@@ -207,7 +207,10 @@ export class CassandraRequestStore implements RequestStore {
     const held = await this.held.take(id, expectedVersion);
     if (held === 'lost') throw conflict();
     if (held !== undefined) {
-      if (held.stored.projectId !== projectId) throw conflict();
+      if (held.stored.projectId !== projectId) {
+        this.held.untake(id);
+        throw conflict();
+      }
       const merged = { ...held.patch, ...definedOnly(patch) };
       const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
         this.held.untake(id);
