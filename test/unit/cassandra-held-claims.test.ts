@@ -41,6 +41,7 @@ describe('HeldClaims', () => {
     expect(held.holds(kept.claimed.id)).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
     expect(await held.take(kept.claimed.id, kept.claimed.version)).toBeUndefined();
+    expect(held.outdated(kept.stored)).toBe(true);
 
     applies = false;
     const moved = aClaim();

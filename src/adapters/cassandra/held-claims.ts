@@ -104,6 +104,8 @@ export class HeldClaims {
     entry.storing = this.store(entry).then(
       (stored) => {
         this.byId.delete(id);
+        // Either way the request has moved past the version it was claimed at; a read that says otherwise is old.
+        remember(this.taken, id, entry.stored.version);
         if (!stored) remember(this.lost, id, entry.claimed.version);
       },
       () => {
