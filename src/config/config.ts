@@ -51,8 +51,11 @@ export interface DistributedConfig {
     readonly username: string | undefined;
     readonly password: string | undefined;
     readonly tls: { readonly caFile: string | undefined } | null;
-    /** How long a claim may stay in the claiming process before it is stored; 0 stores each at once. */
-    readonly claimStoredAfterMs: number;
+    /**
+     * How long a claim may stay in the claiming process before it is stored; 0 stores each at once. Unset leaves
+     * the store's own default (`CLAIM_STORED_AFTER_MS`).
+     */
+    readonly claimStoredAfterMs: number | undefined;
   };
   readonly kafka: {
     readonly brokers: readonly string[];
@@ -114,6 +117,10 @@ function str(env: Env, key: string, fallback: string): string {
   return v === undefined || v === '' ? fallback : v;
 }
 
+function optionalInt(env: Env, key: string, min: number, max: number): number | undefined {
+  return env[key] === undefined || env[key] === '' ? undefined : int(env, key, min, min, max);
+}
+
 function int(env: Env, key: string, fallback: number, min: number, max: number): number {
   const v = env[key];
   if (v === undefined || v === '') return fallback;
@@ -169,7 +176,7 @@ function distributed(env: Env): DistributedConfig {
       username: env.FERRY_CASSANDRA_USERNAME || undefined,
       password: env.FERRY_CASSANDRA_PASSWORD || undefined,
       tls: bool(env, 'FERRY_CASSANDRA_TLS', false) ? Object.freeze({ caFile: env.FERRY_CASSANDRA_CA_FILE || undefined }) : null,
-      claimStoredAfterMs: int(env, 'FERRY_CLAIM_STORED_AFTER_MS', 3_000, 0, 60_000),
+      claimStoredAfterMs: optionalInt(env, 'FERRY_CLAIM_STORED_AFTER_MS', 0, 60_000),
     }),
     kafka: Object.freeze({
       brokers: list(env, 'FERRY_KAFKA_BROKERS', '127.0.0.1:9092'),

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
 import { AllowanceLeases } from '../../src/app/allowance-leases.js';
 import type { Backend } from '../../src/ports/backend.js';
+import type { UsageStore } from '../../src/ports/usage.js';
 
 describe('allowance leases over the embedded usage store', () => {
   let backend: Backend;
@@ -52,13 +53,8 @@ describe('allowance leases over the embedded usage store', () => {
   });
 
   it('reserves bigger blocks while takers outrun them, within a share of the limit', async () => {
-    const sizes: number[] = [];
     const usage = backend.usage;
-    const counting = {
-      reserve: (p: string, period: string, count: number, limit: number) => (sizes.push(count), usage.reserve(p, period, count, limit)),
-      release: usage.release.bind(usage),
-      used: usage.used.bind(usage),
-    };
+    const { counting, sizes } = countingReservations(usage);
     const leases = new AllowanceLeases(counting, 8);
     for (let round = 0; round < 4; round++) {
       const taken = await Promise.all(Array.from({ length: 100 }, () => leases.take('prj_e', '2026-11', 1, 1_000_000)));
@@ -76,13 +72,8 @@ describe('allowance leases over the embedded usage store', () => {
   });
 
   it('keeps reserving blocks after a batch too large for what is left was refused', async () => {
-    const sizes: number[] = [];
     const usage = backend.usage;
-    const counting = {
-      reserve: (p: string, period: string, count: number, limit: number) => (sizes.push(count), usage.reserve(p, period, count, limit)),
-      release: usage.release.bind(usage),
-      used: usage.used.bind(usage),
-    };
+    const { counting, sizes } = countingReservations(usage);
     const leases = new AllowanceLeases(counting, 8);
     expect(await leases.take('prj_g', '2026-11', 900, 1000)).toBe(true);
     expect(await leases.take('prj_g', '2026-11', 150, 1000)).toBe(false);
@@ -92,3 +83,14 @@ describe('allowance leases over the embedded usage store', () => {
     expect(sizes.length).toBeLessThan(10);
   });
 });
+
+/** The usage store, recording the size of every block reserved through it. */
+function countingReservations(usage: UsageStore): { counting: UsageStore; sizes: number[] } {
+  const sizes: number[] = [];
+  const counting: UsageStore = {
+    reserve: (p, period, count, limit) => (sizes.push(count), usage.reserve(p, period, count, limit)),
+    release: usage.release.bind(usage),
+    used: usage.used.bind(usage),
+  };
+  return { counting, sizes };
+}

@@ -96,8 +96,12 @@ export class RequestChanges {
   }
 }
 
-/** The request after `patch`, at `version`; keys whose value is `undefined` change nothing. */
+/** The request after `patch`, at `version`. */
 export function patched(current: StoredRequest, patch: RequestPatch, version = current.version + 1): StoredRequest {
-  const changed = Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
-  return { ...current, ...changed, version };
+  return { ...current, ...definedFields(patch), version };
+}
+
+/** The fields `patch` changes: keys whose value is `undefined` change nothing, and must not mask others. */
+export function definedFields(patch: RequestPatch): RequestPatch {
+  return Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
 }

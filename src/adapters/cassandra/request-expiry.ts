@@ -3,7 +3,7 @@ import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
-import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 
 /** A request's rewrite: its partition and its list entry. */
 interface Rewrite {
@@ -11,17 +11,8 @@ interface Rewrite {
   readonly bytes: number;
 }
 
-/**
- * Rewrites under way at once and per batch. Eight requests and their list entries stay within about ten
- * partitions, Cassandra's default threshold for warning about unlogged batches.
- */
-const EXPIRY_WRITES: CoalescerLimits = {
-  writesAtOnce: 4,
-  itemsPerWrite: 8,
-  bytesPerWrite: 512 * 1024,
-  maxWaiting: 4096,
-  maxWaitingBytes: 64 * 1024 * 1024,
-};
+/** Rewrites under way at once: nobody waits for them, so few are enough. */
+const EXPIRY_WRITES: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 4 };
 
 /** Cassandra refuses TTLs beyond 20 years. */
 const MAX_TTL_SECONDS = 20 * 365 * 86_400;

@@ -2,7 +2,7 @@ import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { allShards } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
-import { RequestChanges, type ChangeExtras } from './request-changes.js';
+import { RequestChanges, definedFields, type ChangeExtras } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
@@ -13,7 +13,7 @@ import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertP
 import type { CassandraSession, Statement } from './session.js';
 import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, deletionTime, timerOf, type Timer } from './timers.js';
-import { WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
 
 export interface CassandraRequestStoreOptions {
@@ -35,18 +35,8 @@ export const CLAIM_STORED_AFTER_MS = 3_000;
 /** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 16;
 
-/**
- * Single requests written together (see `WriteCoalescer`). Eight requests touch at most about ten partitions per
- * batch, Cassandra's default threshold for warning about unlogged batches; 512 KiB of bodies stays well under the
- * batch size the cluster must allow.
- */
-const SINGLE_INSERTS: CoalescerLimits = {
-  writesAtOnce: 16,
-  itemsPerWrite: 8,
-  bytesPerWrite: 512 * 1024,
-  maxWaiting: 4096,
-  maxWaitingBytes: 64 * 1024 * 1024,
-};
+/** Single requests written together (see `WriteCoalescer`): groups of them under way at once. */
+const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 16 };
 
 /**
  * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
@@ -211,7 +201,7 @@ export class CassandraRequestStore implements RequestStore {
         this.held.untake(id);
         throw conflict();
       }
-      const merged = { ...held.patch, ...definedOnly(patch) };
+      const merged = { ...held.patch, ...definedFields(patch) };
       const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
         this.held.untake(id);
         throw err;
@@ -261,9 +251,4 @@ export class CassandraRequestStore implements RequestStore {
     this.timers.bucketsWritten(timers);
     for (const day of days) this.listedDays.add(day);
   }
-}
-
-/** `patch` without the keys whose value is `undefined`, which change nothing and must not mask others. */
-function definedOnly(patch: RequestPatch): RequestPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as RequestPatch;
 }
