@@ -56,6 +56,15 @@ export class DeliveryEngine {
   private readonly inFlight = new Map<string, AbortController>();
   private readonly settled = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires; +Infinity when none is armed. */
+  private timerAt = Number.POSITIVE_INFINITY;
+  /**
+   * Whether the last look at the store found more due work than free slots. Only then can a finished attempt let
+   * more work start; otherwise the armed timer (the next due time) already stands for everything known.
+   */
+  private starved = false;
+  /** The earliest work this engine made due while a look was under way; that look may have missed it. */
+  private ownDueAt = Number.POSITIVE_INFINITY;
   private ticking = false;
   private again = false;
   private stopping = false;
@@ -79,8 +88,8 @@ export class DeliveryEngine {
       this.again = true;
       return;
     }
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.disarm();
+    this.ownDueAt = Number.POSITIVE_INFINITY;
     this.ticking = true;
     void this.tick().finally(() => {
       this.ticking = false;
@@ -97,7 +106,7 @@ export class DeliveryEngine {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
+    this.disarm();
     const waiting = this.waiting.splice(0);
     await Promise.all(waiting.map((w) => this.handBack(w.request, 0)));
     const deadline = setTimeout(() => {
@@ -120,6 +129,7 @@ export class DeliveryEngine {
       const free = this.freeSlots();
       if (next !== null && next <= now && free > 0) {
         const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS, scope);
+        this.starved = claimed.length >= free;
         for (const r of claimed) this.enqueue(r);
         this.dispatch();
         // Look again at once: more may have fallen due; finishing attempts also wake the engine.
@@ -127,6 +137,7 @@ export class DeliveryEngine {
         else this.schedule(this.o.idlePollMs);
         return;
       }
+      this.starved = next !== null && next <= now;
       this.schedule(next === null || free <= 0 ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
     } catch (err) {
       this.emit({ type: 'engine_error', error: String(err) });
@@ -141,7 +152,25 @@ export class DeliveryEngine {
   private schedule(ms: number): void {
     if (this.stopping) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), ms);
+    const now = this.o.clock.now();
+    const wait = Math.max(0, Math.min(ms, this.ownDueAt - now));
+    this.timerAt = now + wait;
+    this.timer = setTimeout(() => this.wake(), wait);
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  /** Work this engine itself made due at `dueAt` (a retry, a hand-back): looks for it then at the latest. */
+  private dueAgainAt(dueAt: number | null): void {
+    if (dueAt === null || this.stopping) return;
+    const now = this.o.clock.now();
+    if (dueAt <= now) this.wake();
+    else if (this.ticking) this.ownDueAt = Math.min(this.ownDueAt, dueAt);
+    else if (dueAt < this.timerAt) this.schedule(dueAt - now);
   }
 
   private enqueue(request: StoredRequest): void {
@@ -165,8 +194,9 @@ export class DeliveryEngine {
           this.settled.delete(done);
           if (!this.stopping) {
             this.dispatch();
-            // Claim in batches: one claim per finished attempt would be one store write per delivery.
-            if (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0) this.wake();
+            // Claim in batches: one claim per finished attempt would be one store write per delivery. Without a
+            // backlog the next due time is armed already, and a look at the store now would find nothing.
+            if (this.starved && (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0)) this.wake();
           }
         });
       this.settled.add(done);
@@ -190,6 +220,7 @@ export class DeliveryEngine {
     const now = this.o.clock.now();
     try {
       await this.o.requests.update(r.projectId, r.id, r.version, { status: 'queued', dueAt: now + delayMs, updatedAt: now });
+      this.dueAgainAt(now + delayMs);
     } catch (err) {
       // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
       if (!(err instanceof VersionConflict)) this.emit({ type: 'engine_error', error: String(err) });
@@ -246,6 +277,7 @@ export class DeliveryEngine {
       const { attempt, patch } = settlement(current, attemptNumber, decision, timing);
       try {
         const stored = await this.o.requests.recordAttempt(current.projectId, current.id, current.version, attempt, patch);
+        this.dueAgainAt(stored.dueAt);
         this.emit({ type: 'attempt_finished', requestId: stored.id, attemptNumber, requestStatus: stored.status });
         return;
       } catch (err) {
