@@ -65,6 +65,8 @@ export class DeliveryEngine {
   private starved = false;
   /** The earliest work this engine made due while a look was under way; that look may have missed it. */
   private ownDueAt = Number.POSITIVE_INFINITY;
+  /** Whether this look was started by the timer armed for a known due time: it need not ask for one first. */
+  private dueNow = false;
   private ticking = false;
   private again = false;
   private stopping = false;
@@ -125,20 +127,24 @@ export class DeliveryEngine {
         return;
       }
       const now = this.o.clock.now();
-      const next = await this.o.requests.nextDueAt(scope);
+      const dueNow = this.dueNow;
+      this.dueNow = false;
+      const next = dueNow ? now : await this.o.requests.nextDueAt(scope);
       const free = this.freeSlots();
       if (next !== null && next <= now && free > 0) {
         const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS, scope);
         this.starved = claimed.length >= free;
         for (const r of claimed) this.enqueue(r);
         this.dispatch();
-        // Look again at once: more may have fallen due; finishing attempts also wake the engine.
-        if (claimed.length > 0 && claimed.length < free) this.again = true;
+        // Look again at once: more may have fallen due (or, when the due time was only assumed, to learn the next
+        // one); finishing attempts also wake the engine.
+        if (claimed.length < free && (claimed.length > 0 || dueNow)) this.again = true;
         else this.schedule(this.o.idlePollMs);
         return;
       }
       this.starved = next !== null && next <= now;
-      this.schedule(next === null || free <= 0 ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
+      const dueSoon = next !== null && free > 0 && next - now <= this.o.idlePollMs;
+      this.schedule(dueSoon ? next - now : this.o.idlePollMs, dueSoon);
     } catch (err) {
       this.emit({ type: 'engine_error', error: String(err) });
       this.schedule(this.o.idlePollMs);
@@ -149,13 +155,18 @@ export class DeliveryEngine {
     return this.o.maxInFlight - this.limits.inFlight - this.waiting.length;
   }
 
-  private schedule(ms: number): void {
+  /** Arms the next look in `ms`; `forDue` says work is known to be due by then. */
+  private schedule(ms: number, forDue = false): void {
     if (this.stopping) return;
     clearTimeout(this.timer);
     const now = this.o.clock.now();
-    const wait = Math.max(0, Math.min(ms, this.ownDueAt - now));
+    const own = this.ownDueAt - now < ms;
+    const wait = Math.max(0, own ? this.ownDueAt - now : ms);
     this.timerAt = now + wait;
-    this.timer = setTimeout(() => this.wake(), wait);
+    this.timer = setTimeout(() => {
+      this.dueNow = forDue || own;
+      this.wake();
+    }, wait);
   }
 
   private disarm(): void {
@@ -170,7 +181,7 @@ export class DeliveryEngine {
     const now = this.o.clock.now();
     if (dueAt <= now) this.wake();
     else if (this.ticking) this.ownDueAt = Math.min(this.ownDueAt, dueAt);
-    else if (dueAt < this.timerAt) this.schedule(dueAt - now);
+    else if (dueAt < this.timerAt) this.schedule(dueAt - now, true);
   }
 
   private enqueue(request: StoredRequest): void {
