@@ -44,6 +44,11 @@ const LEASE_MS = 6 * 60_000;
 /** A claimed request that finds its host or queue busy this long is handed back so it does not hold a slot. */
 const HAND_BACK_AFTER_MS = 2_000;
 const HAND_BACK_DELAY_MS = 1_000;
+/**
+ * A store may report work due that a claim then finds gone: the timer of a request whose outcome just landed
+ * lingers until its removal does. The next look comes this soon, doubling while looks keep finding nothing.
+ */
+const EMPTY_LOOK_RETRY_MS = 10;
 
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
@@ -67,6 +72,8 @@ export class DeliveryEngine {
   private ownDueAt = Number.POSITIVE_INFINITY;
   /** Whether this look was started by the timer armed for a known due time: it need not ask for one first. */
   private dueNow = false;
+  /** Looks in a row that expected due work and claimed none (see `EMPTY_LOOK_RETRY_MS`). */
+  private emptyLooks = 0;
   private ticking = false;
   private again = false;
   private stopping = false;
@@ -139,7 +146,9 @@ export class DeliveryEngine {
         // Look again at once: more may have fallen due (or, when the due time was only assumed, to learn the next
         // one); finishing attempts also wake the engine.
         if (claimed.length < free && (claimed.length > 0 || dueNow)) this.again = true;
+        else if (claimed.length === 0) this.schedule(Math.min(this.o.idlePollMs, EMPTY_LOOK_RETRY_MS * 2 ** Math.min(this.emptyLooks++, 16)));
         else this.schedule(this.o.idlePollMs);
+        if (claimed.length > 0) this.emptyLooks = 0;
         return;
       }
       this.starved = next !== null && next <= now;
