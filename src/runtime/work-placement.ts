@@ -94,10 +94,10 @@ export async function distributedPlacement(
       // work in a shard this process owns needs no round trip through Kafka. The timers hold it either way.
       if (notifier !== null) {
         const noticeBy = clock.now() + pollMs;
-        const owned = ownership?.owned() ?? [];
+        const owned = new Set(ownership?.owned() ?? []);
         const notices = stored.flatMap((r) => {
           const shard = shardOf(r.id, config.shards);
-          return r.dueAt === null || r.dueAt > noticeBy || owned.includes(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
+          return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
         });
         if (notices.length > 0) notifier.notify(notices);
       }

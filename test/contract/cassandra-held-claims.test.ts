@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { VersionConflict } from '../../src/ports/requests.js';
-import { infra } from '../support/infra.js';
 import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { infra } from '../support/infra.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
@@ -15,14 +15,7 @@ describe('Cassandra claims held in the claiming process', () => {
   let other: CassandraBackend;
   let quick: CassandraBackend;
   const reopen = (claimStoredAfterMs: number) =>
-    openCassandraBackend({
-      contactPoints: [infra.cassandra.contactPoint],
-      localDataCenter: infra.cassandra.localDataCenter,
-      keyspace: open().session.keyspace,
-      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-      shardCount: SHARDS,
-      claimStoredAfterMs,
-    });
+    openCassandraBackend({ ...infra.cassandra.connection(open().session.keyspace), shardCount: SHARDS, claimStoredAfterMs });
   beforeAll(async () => {
     other = await reopen(60_000);
     quick = await reopen(50);

@@ -10,10 +10,7 @@ let keyspaces = 0;
 const created: string[] = [];
 
 const connection = (keyspace: string) => ({
-  contactPoints: [infra.cassandra.contactPoint],
-  localDataCenter: infra.cassandra.localDataCenter,
-  keyspace,
-  replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+  ...infra.cassandra.connection(keyspace),
   shardCount: 8,
   // The port's claims are stored at once; claims held in the process are tested in cassandra-held-claims.
   claimStoredAfterMs: 0,

@@ -90,13 +90,7 @@ export async function dropDeployments(): Promise<void> {
 export async function openTestBackend(dataDir: string): Promise<Backend> {
   if (TEST_BACKEND === 'embedded') return openEmbeddedBackend({ path: join(dataDir, 'ferry.db') });
   const env = backendEnv(dataDir);
-  return openCassandraBackend({
-    contactPoints: [infra.cassandra.contactPoint],
-    localDataCenter: infra.cassandra.localDataCenter,
-    keyspace: env.FERRY_CASSANDRA_KEYSPACE!,
-    replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-    shardCount: TEST_SHARDS,
-  });
+  return openCassandraBackend({ ...infra.cassandra.connection(env.FERRY_CASSANDRA_KEYSPACE!), shardCount: TEST_SHARDS });
 }
 
 /** Everything the deployment has stored, as raw bytes: the embedded files, or every Cassandra row as JSON. */

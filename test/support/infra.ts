@@ -22,10 +22,19 @@ const kafkaBrokers = (process.env.FERRY_TEST_KAFKA ?? `127.0.0.1:${process.env.F
   .map((broker) => broker.trim())
   .filter((broker) => broker.length > 0);
 
+const localDataCenter = process.env.FERRY_TEST_CASSANDRA_DC ?? 'datacenter1';
+
 export const infra = {
   cassandra: {
     contactPoint: cassandraContactPoint,
-    localDataCenter: process.env.FERRY_TEST_CASSANDRA_DC ?? 'datacenter1',
+    localDataCenter,
+    /** How tests reach `keyspace` on the test node (one node: one replica). */
+    connection: (keyspace: string) => ({
+      contactPoints: [cassandraContactPoint],
+      localDataCenter,
+      keyspace,
+      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
+    }),
   },
   kafka: {
     brokers: kafkaBrokers,

@@ -116,10 +116,11 @@ export class CassandraRequestStore implements RequestStore {
    */
   private async insertSingles(group: readonly StoredRequest[]): Promise<void> {
     const { statements, timers, days } = this.indexStatements(group);
-    await this.session.batch(statements, 'storing a request', { logged: false });
-    const rows = group.map((r) => insertRequest(this.session, r, r.body));
-    if (rows.length === 1) await this.session.execute(rows[0]!.query, rows[0]!.params!, 'storing a request', { idempotent: true });
-    else await this.session.batch(rows, 'storing requests', { logged: false });
+    await this.session.writeTogether(statements, 'storing requests');
+    await this.session.writeTogether(
+      group.map((r) => insertRequest(this.session, r, r.body)),
+      'storing requests',
+    );
     this.indexWritten(timers, days);
   }
 

@@ -100,6 +100,17 @@ export class CassandraSession {
   }
 
   /**
+   * Writes plain (unconditional) statements in one message: a lone statement as itself, several as an unlogged
+   * batch. For rows that need no atomicity together, where the batch only saves round trips.
+   */
+  async writeTogether(statements: readonly Statement[], during: string): Promise<void> {
+    const [first] = statements;
+    if (first === undefined) return;
+    if (statements.length === 1) await this.execute(first.query, first.params ?? [], during, { idempotent: true });
+    else await this.batch(statements, during, { logged: false });
+  }
+
+  /**
    * Runs statements as one batch. A logged batch is applied entirely or not at all, even across partitions; an
    * unlogged one only saves round trips. A batch with a condition must stay within one partition.
    */

@@ -47,12 +47,6 @@ export class TimerRemovals {
     const partitions = [...this.waiting.values()];
     this.waiting.clear();
     this.count = 0;
-    for (const statements of partitions) {
-      this.inFlight.background(() =>
-        statements.length === 1
-          ? this.session.execute(statements[0]!.query, statements[0]!.params!, 'removing timers', { idempotent: true })
-          : this.session.batch(statements, 'removing timers', { logged: false }),
-      );
-    }
+    for (const statements of partitions) this.inFlight.background(() => this.session.writeTogether(statements, 'removing timers'));
   }
 }

@@ -151,8 +151,7 @@ export class TimerTable {
 
   private async writeGroup(group: readonly Timer[]): Promise<void> {
     const statements = this.statementsFor(group);
-    if (statements.length === 1) await this.session.execute(statements[0]!.query, statements[0]!.params!, 'writing a timer', { idempotent: true });
-    else await this.session.batch(statements, 'writing timers', { logged: false });
+    await this.session.writeTogether(statements, 'writing timers');
     this.bucketsWritten(group);
   }
 

@@ -152,6 +152,7 @@ export class DeliveryEngine {
         return;
       }
       this.starved = next !== null && next <= now;
+      if (!this.starved) this.emptyLooks = 0;
       const dueSoon = next !== null && free > 0 && next - now <= this.o.idlePollMs;
       this.schedule(dueSoon ? next - now : this.o.idlePollMs, dueSoon);
     } catch (err) {

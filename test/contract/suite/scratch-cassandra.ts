@@ -9,15 +9,8 @@ import { infra } from '../../support/infra.js';
 export function scratchCassandraBackend(name: string, shardCount: number, claimStoredAfterMs?: number): () => CassandraBackend {
   let backend: CassandraBackend | undefined;
   beforeAll(async () => {
-    backend = await openCassandraBackend({
-      contactPoints: [infra.cassandra.contactPoint],
-      localDataCenter: infra.cassandra.localDataCenter,
-      keyspace: `ferry_${name}_${process.pid}_${Date.now().toString(36)}`,
-      replication: "{'class': 'SimpleStrategy', 'replication_factor': 1}",
-      shardCount,
-      claimStoredAfterMs,
-      migrate: true,
-    });
+    const keyspace = `ferry_${name}_${process.pid}_${Date.now().toString(36)}`;
+    backend = await openCassandraBackend({ ...infra.cassandra.connection(keyspace), shardCount, claimStoredAfterMs, migrate: true });
   });
   afterAll(async () => {
     if (backend === undefined) return;
