@@ -4,6 +4,7 @@ import { PROJECT_A, PROJECT_B, aRequest, anAttempt } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const DAY = 86_400_000;
+const PROJECT_C = 'prj_contract_c';
 
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
 describe('Cassandra request retention through TTL', () => {
@@ -37,5 +38,42 @@ describe('Cassandra request retention through TTL', () => {
     expect((await backend.requests.get(PROJECT_B, kept.id))?.status).toBe('succeeded');
     expect(await backend.requests.listAttempts(PROJECT_B, kept.id)).toHaveLength(1);
     expect((await backend.requests.get(PROJECT_A, active.id))?.status).toBe('queued');
+  }, 60_000);
+
+  it('keeps the timer of an ended request whose rewrite failed, and makes the rewrite when a claim finds it stale', async () => {
+    const backend = open();
+    const { session, requests } = backend;
+    const now = Date.now();
+    await backend.projects.createProject({ id: PROJECT_C, name: PROJECT_C, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: now });
+    const r = aRequest({ projectId: PROJECT_C, createdAt: now - DAY + 3_000, dueAt: now });
+    await requests.insertMany([r]);
+    const timersOf = async () => {
+      const rs = await session.read(`SELECT request_id FROM ${session.table('timers')}`, [], 'reading timers', 5000);
+      return rs.rows.filter((row) => row['request_id'] === r.id).length;
+    };
+
+    // Cassandra refuses the retention rewrite (as when it times out, or the rewrite queue is full).
+    const batch = session.batch.bind(session);
+    let refused = 0;
+    session.batch = (statements, during, options) => {
+      if (during !== 'expiring requests') return batch(statements, during, options);
+      refused++;
+      return Promise.reject(new Error('refused by the test'));
+    };
+    try {
+      await requests.recordAttempt(PROJECT_C, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+      await expect.poll(() => refused, { timeout: 10_000 }).toBeGreaterThan(0);
+    } finally {
+      session.batch = batch;
+    }
+    expect(await timersOf()).toBe(1);
+    const ttl = await session.read(`SELECT TTL(url) AS ttl FROM ${session.table('requests')} WHERE id = ? LIMIT 1`, [r.id], 'reading a TTL', 5000);
+    expect(ttl.first()?.['ttl']).toBeNull();
+    expect((await requests.get(PROJECT_C, r.id))?.status).toBe('succeeded');
+
+    // A claim two minutes on finds the timer stale: the rewrite is made, then the timer dropped.
+    expect(await requests.claimDue(Date.now() + 120_000, 10, Date.now() + 180_000)).toEqual([]);
+    await eventually(async () => ((await requests.get(PROJECT_C, r.id)) === null ? true : undefined), 20_000);
+    await expect.poll(timersOf, { timeout: 10_000 }).toBe(0);
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import { isUncertainConditionalWrite } from './errors.js';
 import type { RequestRows } from './request-rows.js';
 import { CONSISTENCY, applied, type CassandraSession, type Statement } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
-import { timerChange, type TimerTable } from './timers.js';
+import { timerChange, type Timer, type TimerTable } from './timers.js';
 
 /** What a change writes besides its patch. */
 export interface ChangeExtras {
@@ -22,7 +22,8 @@ export interface ChangeExtras {
 /**
  * Every change of a stored request: one conditional write in the request's partition, with the timers around it.
  * A new timer is written before the change, so a change never lands without its timer (a crash between the two
- * leaves only a stale timer); the old timer is dropped after it, in the background.
+ * leaves only a stale timer); the old timer is dropped after it, in the background (for a request that ended,
+ * only once its retention rewrite has landed).
  */
 export class RequestChanges {
   constructor(
@@ -55,13 +56,28 @@ export class RequestChanges {
     } catch (err) {
       if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
     }
-    if (drop !== null) this.removals.remove(drop, asOf);
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
     // retention rewrite again, or its row would outlive the request.
-    if (isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null)) {
-      this.inFlight.background(() => this.expiry.expire(next, attempt));
-    }
+    if (isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null)) this.ended(next, drop, asOf, attempt);
+    else if (drop !== null) this.removals.remove(drop, asOf);
     return next;
+  }
+
+  /**
+   * Gives an ended request its time to live, then drops its old timer. The timer goes only once the rewrite has
+   * landed: when the rewrite fails, or the process dies first, the timer stays behind, and the claim that finds it
+   * stale calls this again (see `RequestClaims`). So no ended request keeps its rows for ever.
+   */
+  ended(r: StoredRequest, timer: Timer | null, asOf: number, last: AttemptRecord | null = null): void {
+    this.inFlight.background(async () => {
+      await this.expiry.expire(r, last);
+      if (timer !== null) this.removals.remove(timer, asOf);
+    });
+  }
+
+  /** `ended` for a stale timer found by a claim, unless this process is rewriting the request already. */
+  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number): void {
+    if (!this.expiry.underWay(r.id)) this.ended(r, timer, asOf);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { StoredRequest } from '../../domain/request.js';
+import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
@@ -89,11 +89,17 @@ export class RequestClaims {
     return this.changes.apply(current, { dueAt: now }, asOf, 'releasing a lease');
   }
 
-  /** The request of `timer` if the timer still stands for it; drops the timer when it is surely stale. */
+  /**
+   * The request of `timer` if the timer still stands for it; drops the timer when it is surely stale. The stale
+   * timer of an ended request may be all that is left of a retention rewrite that failed or was cut short by a
+   * crash, so that rewrite is made (again) before the timer goes.
+   */
   private async current(timer: Timer, now: number, asOf: number, during: string): Promise<StoredRequest | null> {
     const r = await this.rows.request(timer.requestId, during);
     if (r !== null && matchesTimer(r, timer)) return r;
-    if (timer.dueAt < now - STALE_TIMER_AGE_MS) this.removals.remove(timer, asOf);
+    if (timer.dueAt >= now - STALE_TIMER_AGE_MS) return null;
+    if (r !== null && isTerminal(r.status)) this.changes.endedLongAgo(r, timer, asOf);
+    else this.removals.remove(timer, asOf);
     return null;
   }
 
