@@ -1,9 +1,9 @@
 import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
-import { newRequestId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import { acceptanceOf, definitionOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
 import type { RequestStore } from '../ports/requests.js';
+import { decodePlan, encodePlan, planRequests, type PlannedRequest } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
 import { usagePeriod } from './usage-period.js';
@@ -20,9 +20,18 @@ export interface NewRequest {
   readonly itemKey: KeyedCall | null;
 }
 
+/** Whether an accept call got as far as writing requests, so its keys must not be freed for reuse. */
+interface Progress {
+  inserting: boolean;
+}
+
 /**
  * The one accept path behind send, create, batch and replay: idempotency, then the monthly allowance, then a
  * durable insert of every new request, all or none. A 202 is answered only after this resolves.
+ *
+ * The requests' IDs are chosen before the idempotency keys are claimed and recorded with the claims. A call that
+ * failed or died after its insert may have stored them; the next call with the key takes the claim over and
+ * finds those requests instead of creating them again, and inserts only those that are missing.
  */
 export class AcceptRequests {
   constructor(
@@ -35,35 +44,60 @@ export class AcceptRequests {
   ) {}
 
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[]): Promise<Acceptance[]> {
-    if (callKey === null) return this.acceptItems(project, items);
-    const [call] = await this.guard.acquire(project.id, [callKey]);
+    const planned = planRequests(items.length, this.clock.now());
+    const progress: Progress = { inserting: false };
+    if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
+    const [call] = await this.guard.acquire(project.id, [callKey], [encodePlan(planned)]);
     if (call !== undefined && !call.claimed) return JSON.parse(call.outcome) as Acceptance[];
+    const resumed = call?.claimed === true ? decodePlan(call.resumed, items.length) : null;
     try {
-      const accepted = await this.acceptItems(project, items);
+      const accepted = await this.acceptItems(project, items, resumed ?? planned, resumed !== null, progress);
       await this.guard.complete(project.id, [{ key: callKey.key, outcome: JSON.stringify(accepted) }]);
       return accepted;
     } catch (err) {
-      await this.guard.release(project.id, [callKey.key]).catch(() => undefined);
+      await this.letGo(project.id, [callKey.key], progress.inserting || resumed !== null);
       throw err;
     }
   }
 
-  private async acceptItems(project: Project, items: readonly NewRequest[]): Promise<Acceptance[]> {
+  private async acceptItems(
+    project: Project,
+    items: readonly NewRequest[],
+    planned: readonly PlannedRequest[],
+    resumedAll: boolean,
+    progress: Progress,
+  ): Promise<Acceptance[]> {
     const keyed = items.flatMap((item, index) => (item.itemKey ? [{ index, call: item.itemKey }] : []));
-    const acquired = keyed.length > 0 ? await this.guard.acquire(project.id, keyed.map((k) => k.call)) : [];
+    const plans = keyed.map((k) => encodePlan([planned[k.index]!]));
+    const acquired = keyed.length > 0 ? await this.guard.acquire(project.id, keyed.map((k) => k.call), plans) : [];
     const results: Array<Acceptance | undefined> = items.map(() => undefined);
+    const identity = [...planned];
+    const resumed = items.map(() => resumedAll);
     const claimedKeys: string[] = [];
     for (const [n, k] of keyed.entries()) {
       const a = acquired[n]!;
-      if (a.claimed) claimedKeys.push(k.call.key);
-      else results[k.index] = JSON.parse(a.outcome) as Acceptance;
+      if (!a.claimed) {
+        results[k.index] = JSON.parse(a.outcome) as Acceptance;
+        continue;
+      }
+      claimedKeys.push(k.call.key);
+      const earlier = decodePlan(a.resumed, 1);
+      if (earlier !== null) {
+        identity[k.index] = earlier[0]!;
+        resumed[k.index] = true;
+      }
     }
 
-    const now = this.clock.now();
-    const fresh = items.flatMap((item, index) => (results[index] === undefined ? [{ item, index }] : []));
-    const period = usagePeriod(now);
+    const period = usagePeriod(this.clock.now());
     let reserved = 0;
     try {
+      const open = items.flatMap((item, index) => (results[index] === undefined ? [{ item, index }] : []));
+      const found = await this.storedEarlier(project.id, open.filter((o) => resumed[o.index]).map((o) => identity[o.index]!.id));
+      for (const { index } of open) {
+        const earlier = found.get(identity[index]!.id);
+        if (earlier !== undefined) results[index] = acceptanceOf(earlier);
+      }
+      const fresh = open.filter(({ index }) => results[index] === undefined);
       if (fresh.length > 0) {
         if (!(await this.allowance.take(project.id, period, fresh.length, project.monthlyAllowance))) {
           throw new FerryError(
@@ -72,29 +106,49 @@ export class AcceptRequests {
           );
         }
         reserved = fresh.length;
-        const stored = fresh.map(({ item }) => this.toStored(project, item, now));
+        const stored = fresh.map(({ item, index }) => this.toStored(project, item, identity[index]!));
+        progress.inserting = true;
         await this.requests.insertMany(stored);
         this.onAccepted(stored);
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }
     } catch (err) {
-      if (reserved > 0) this.allowance.giveBack(project.id, period, reserved);
-      await this.guard.release(project.id, claimedKeys).catch(() => undefined);
+      // Units of an insert that may have landed stay counted: the allowance is never undercounted.
+      if (reserved > 0 && !progress.inserting) this.allowance.giveBack(project.id, period, reserved);
+      await this.letGo(project.id, claimedKeys, progress.inserting || resumed.some(Boolean));
       throw err;
     }
     const accepted = results as Acceptance[];
     const outcomes = keyed
       .filter((k) => claimedKeys.includes(k.call.key))
       .map((k) => ({ key: k.call.key, outcome: JSON.stringify(accepted[k.index]) }));
-    await this.guard.complete(project.id, outcomes);
+    try {
+      await this.guard.complete(project.id, outcomes);
+    } catch (err) {
+      await this.letGo(project.id, claimedKeys, true);
+      throw err;
+    }
     return accepted;
   }
 
-  private toStored(project: Project, item: NewRequest, now: number): StoredRequest {
+  /** Requests an earlier holder of the same keys stored before it failed, by ID. */
+  private async storedEarlier(projectId: string, ids: readonly string[]): Promise<Map<string, StoredRequest>> {
+    const found = await Promise.all(ids.map((id) => this.requests.get(projectId, id)));
+    return new Map(found.flatMap((r) => (r === null ? [] : [[r.id, r] as const])));
+  }
+
+  /** Gives keys back after a failure: freed when nothing can have been stored, else left for the next call. */
+  private async letGo(projectId: string, keys: readonly string[], mayHaveStored: boolean): Promise<void> {
+    const done = mayHaveStored ? this.guard.abandon(projectId, keys) : this.guard.release(projectId, keys);
+    await done.catch(() => undefined);
+  }
+
+  private toStored(project: Project, item: NewRequest, planned: PlannedRequest): StoredRequest {
+    const now = planned.at;
     const delayed = item.deliverAt !== null && item.deliverAt > now;
     return {
       ...definitionOf(item.definition),
-      id: newRequestId(now),
+      id: planned.id,
       projectId: project.id,
       source: item.source,
       replayedFromRequestId: item.replayedFromRequestId,

@@ -9,7 +9,11 @@ export interface KeyedCall {
   readonly field: string;
 }
 
-export type Acquired = { readonly claimed: true } | { readonly claimed: false; readonly outcome: string };
+/**
+ * A claimed key, or the outcome stored for it. `resumed` is the plan of an earlier holder whose claim this call
+ * took over: that holder may have done part of the work, which this call then finishes instead of repeating.
+ */
+export type Acquired = { readonly claimed: true; readonly resumed: string | null } | { readonly claimed: false; readonly outcome: string };
 
 export interface GuardTimings {
   /** How long idempotency records are kept. */
@@ -35,8 +39,11 @@ export class IdempotencyGuard {
     private readonly timings: GuardTimings = DEFAULT_GUARD_TIMINGS,
   ) {}
 
-  /** Claims every key or resolves it to its stored outcome; throws 409s for conflicts. */
-  async acquire(projectId: string, calls: readonly KeyedCall[]): Promise<Acquired[]> {
+  /**
+   * Claims every key or resolves it to its stored outcome; throws 409s for conflicts. `plans[i]` is what the call
+   * with `calls[i]` will create, recorded with its claim.
+   */
+  async acquire(projectId: string, calls: readonly KeyedCall[], plans: readonly string[]): Promise<Acquired[]> {
     const results: Array<Acquired | undefined> = calls.map(() => undefined);
     const tookOver: string[] = [];
     const deadline = this.clock.now() + this.timings.waitMs;
@@ -45,10 +52,10 @@ export class IdempotencyGuard {
         const open = calls.flatMap((c, i) => (results[i] === undefined ? [i] : []));
         if (open.length === 0) return results as Acquired[];
         const now = this.clock.now();
-        const claims = open.map((i) => this.claimOf(projectId, calls[i]!, now));
+        const claims = open.map((i) => this.claimOf(projectId, calls[i]!, plans[i]!, now));
         const answers = await this.store.claimAll(claims, now);
         if (answers.every((a) => a.claimed)) {
-          for (const i of open) results[i] = { claimed: true };
+          for (const i of open) results[i] = { claimed: true, resumed: null };
           continue;
         }
         let waiting = false;
@@ -61,8 +68,10 @@ export class IdempotencyGuard {
           if (existing.outcome !== null) {
             results[i] = { claimed: false, outcome: existing.outcome };
           } else if (existing.claimedAt < now - this.timings.leaseMs) {
-            if (await this.store.takeOver(claims[n]!, now - this.timings.leaseMs)) {
-              results[i] = { claimed: true };
+            // The plan stays the first holder's: its requests may exist already.
+            const claim = { ...claims[n]!, plan: existing.plan ?? claims[n]!.plan };
+            if (await this.store.takeOver(claim, now - this.timings.leaseMs)) {
+              results[i] = { claimed: true, resumed: existing.plan };
               tookOver.push(call.key);
             }
           } else {
@@ -75,7 +84,8 @@ export class IdempotencyGuard {
         }
       }
     } catch (err) {
-      if (tookOver.length > 0) await this.store.releaseAll(projectId, tookOver).catch(() => undefined);
+      // A claim taken over carries a plan that may have been carried out in part: it stays for the next call.
+      if (tookOver.length > 0) await this.store.abandonAll(projectId, tookOver).catch(() => undefined);
       throw err;
     }
   }
@@ -84,12 +94,18 @@ export class IdempotencyGuard {
     return outcomes.length === 0 ? Promise.resolve() : this.store.completeAll(projectId, outcomes);
   }
 
+  /** Frees keys whose call failed before it could have created anything. */
   release(projectId: string, keys: readonly string[]): Promise<void> {
     return keys.length === 0 ? Promise.resolve() : this.store.releaseAll(projectId, keys);
   }
 
-  private claimOf(projectId: string, call: KeyedCall, now: number): IdempotencyClaim {
-    return { projectId, key: call.key, fingerprint: call.fingerprint, claimedAt: now, expiresAt: now + this.timings.ttlMs };
+  /** Hands keys whose call failed after it may have created something to the next call with them, at once. */
+  abandon(projectId: string, keys: readonly string[]): Promise<void> {
+    return keys.length === 0 ? Promise.resolve() : this.store.abandonAll(projectId, keys);
+  }
+
+  private claimOf(projectId: string, call: KeyedCall, plan: string, now: number): IdempotencyClaim {
+    return { projectId, key: call.key, fingerprint: call.fingerprint, claimedAt: now, expiresAt: now + this.timings.ttlMs, plan };
   }
 }
 

@@ -99,7 +99,8 @@ export function acceptanceOf(r: StoredRequest): Acceptance {
     id: r.id,
     projectId: r.projectId,
     replayedFromRequestId: r.replayedFromRequestId,
-    status: r.status === 'scheduled' ? 'scheduled' : 'queued',
+    // As answered at acceptance, whatever became of the request since.
+    status: r.scheduledAt !== null ? 'scheduled' : 'queued',
     scheduledAt: r.scheduledAt,
     createdAt: r.createdAt,
   };

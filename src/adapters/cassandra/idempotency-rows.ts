@@ -12,5 +12,6 @@ export function liveRecord(projectId: string, key: string, row: types.Row | null
   const claimedAt = millis(row.get('claimed_at'));
   const expiresAt = millis(row.get('expires_at'));
   if (fingerprint === null || claimedAt === null || expiresAt === null || expiresAt <= now) return null;
-  return { projectId, key, fingerprint, outcome: (row.get('outcome') as string | null | undefined) ?? null, claimedAt, expiresAt };
+  const outcome = (row.get('outcome') as string | null | undefined) ?? null;
+  return { projectId, key, fingerprint, outcome, claimedAt, expiresAt, plan: (row.get('plan') as string | null | undefined) ?? null };
 }

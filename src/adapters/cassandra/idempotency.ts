@@ -40,7 +40,7 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
     const c = claim;
     const rs = await this.session.execute(
       this.q.takeOver,
-      [c.fingerprint, c.claimedAt, c.expiresAt, c.projectId, c.key, staleBefore],
+      [c.fingerprint, c.claimedAt, c.expiresAt, c.plan, c.projectId, c.key, staleBefore],
       'taking over an idempotency claim',
     );
     return applied(rs);
@@ -56,6 +56,10 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
     await Promise.all(keys.map((key) => this.session.execute(this.q.release, [projectId, key], 'releasing an idempotency claim')));
   }
 
+  async abandonAll(projectId: string, keys: readonly string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.session.execute(this.q.abandon, [0, projectId, key], 'abandoning an idempotency claim')));
+  }
+
   async get(projectId: string, key: string, now: number): Promise<IdempotencyRecord | null> {
     const rs = await this.session.read(this.q.select, [projectId, key], 'reading an idempotency record');
     return liveRecord(projectId, key, rs.first(), now);
@@ -66,7 +70,7 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const inserted = await this.session.execute(
         this.q.insert,
-        [c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt],
+        [c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, c.plan],
         'claiming an idempotency key',
       );
       if (applied(inserted)) return null;
@@ -76,7 +80,7 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
       // Only the expiry seen is compared: of the calls replacing the same expired record, one wins.
       const replaced = await this.session.execute(
         this.q.replaceExpired,
-        [c.fingerprint, c.claimedAt, c.expiresAt, c.projectId, c.key, seen?.get('expires_at') ?? null],
+        [c.fingerprint, c.claimedAt, c.expiresAt, c.plan, c.projectId, c.key, seen?.get('expires_at') ?? null],
         'claiming an expired idempotency key',
       );
       if (applied(replaced)) return null;
@@ -97,10 +101,11 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
 function statements(table: string) {
   const key = 'WHERE project_id = ? AND key = ?';
   return {
-    select: `SELECT fingerprint, outcome, claimed_at, expires_at FROM ${table} ${key}`,
-    insert: `INSERT INTO ${table} (project_id, key, fingerprint, claimed_at, expires_at) VALUES (?, ?, ?, ?, ?) IF NOT EXISTS`,
-    replaceExpired: `UPDATE ${table} SET fingerprint = ?, outcome = null, claimed_at = ?, expires_at = ? ${key} IF expires_at = ?`,
-    takeOver: `UPDATE ${table} SET fingerprint = ?, claimed_at = ?, expires_at = ? ${key} IF outcome = null AND claimed_at < ?`,
+    select: `SELECT fingerprint, outcome, claimed_at, expires_at, plan FROM ${table} ${key}`,
+    insert: `INSERT INTO ${table} (project_id, key, fingerprint, claimed_at, expires_at, plan) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
+    replaceExpired: `UPDATE ${table} SET fingerprint = ?, outcome = null, claimed_at = ?, expires_at = ?, plan = ? ${key} IF expires_at = ?`,
+    takeOver: `UPDATE ${table} SET fingerprint = ?, claimed_at = ?, expires_at = ?, plan = ? ${key} IF outcome = null AND claimed_at < ?`,
+    abandon: `UPDATE ${table} SET claimed_at = ? ${key} IF outcome = null AND claimed_at != null`,
     // An update creates the row it names, so the condition also asks for a claim to exist.
     complete: `UPDATE ${table} SET outcome = ? ${key} IF outcome = null AND claimed_at != null`,
     // The same second condition keeps a release of a key never claimed from writing a tombstone.

@@ -1,10 +1,11 @@
 import { core } from './schema/001-core.js';
 import { requests } from './schema/002-requests.js';
+import { idempotencyPlans } from './schema/003-idempotency-plans.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
 /** Every schema version, in order. Released entries never change; a change of schema is a new entry. */
-export const MIGRATIONS: readonly Migration[] = [core, requests];
+export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 
@@ -69,5 +70,5 @@ async function appliedVersions(session: CassandraSession): Promise<Set<number>> 
 
 /** Statements name tables without a keyspace; the runner places them in the deployment's keyspace. */
 function qualify(statement: string, ks: string): string {
-  return statement.replace(/^(\s*CREATE TABLE IF NOT EXISTS\s+)([a-z_]+)/i, `$1${ks}.$2`);
+  return statement.replace(/^(\s*(?:CREATE TABLE IF NOT EXISTS|ALTER TABLE)\s+)([a-z_]+)/i, `$1${ks}.$2`);
 }

@@ -27,6 +27,11 @@ export class EmbeddedIdempotencyStore implements IdempotencyStore {
     await this.db.write('releaseIdempotency', { projectId, keys });
   }
 
+  async abandonAll(projectId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.db.write('abandonIdempotency', { projectId, keys });
+  }
+
   async get(projectId: string, key: string, now: number): Promise<IdempotencyRecord | null> {
     const row = this.db.read(() => this.db.rawStatement(SELECT_LIVE_IDEMPOTENCY).get(projectId, key, now));
     return row === undefined ? null : idempotencyFromValues(row);

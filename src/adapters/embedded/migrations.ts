@@ -109,6 +109,10 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX signing_secrets_by_project ON signing_secrets (project_id, created_at DESC);
   `,
+  `
+  -- The requests a claim's holder set out to create (see accept-plan.ts).
+  ALTER TABLE idempotency ADD COLUMN plan TEXT;
+  `,
 ];
 
 /**

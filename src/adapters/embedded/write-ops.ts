@@ -12,14 +12,14 @@ import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
 // group transaction and is undone when it throws.
 
 
-export const SELECT_LIVE_IDEMPOTENCY = `SELECT project_id, key, fingerprint, outcome, claimed_at, expires_at
+export const SELECT_LIVE_IDEMPOTENCY = `SELECT project_id, key, fingerprint, outcome, claimed_at, expires_at, plan
   FROM idempotency WHERE project_id = ? AND key = ? AND expires_at > ?`;
 
 // Expired records are still in the table until purged; a claim replaces them in place.
-const UPSERT_CLAIM = `INSERT INTO idempotency (project_id, key, fingerprint, outcome, claimed_at, expires_at)
-  VALUES (?, ?, ?, NULL, ?, ?)
+const UPSERT_CLAIM = `INSERT INTO idempotency (project_id, key, fingerprint, outcome, claimed_at, expires_at, plan)
+  VALUES (?, ?, ?, NULL, ?, ?, ?)
   ON CONFLICT (project_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, outcome = NULL,
-    claimed_at = excluded.claimed_at, expires_at = excluded.expires_at
+    claimed_at = excluded.claimed_at, expires_at = excluded.expires_at, plan = excluded.plan
   WHERE idempotency.expires_at <= ?`;
 
 // The limit is checked in the same statement that adds, so concurrent reservations can never overspend.
@@ -73,15 +73,20 @@ export const writeOps = {
       return existing.map((row): ClaimResult => (row === undefined ? { claimed: true } : { claimed: false, existing: idempotencyFromValues(row) }));
     }
     const upsert = db.statement(UPSERT_CLAIM);
-    for (const c of a.claims) upsert.run(c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, a.now);
+    for (const c of a.claims) upsert.run(c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, c.plan, a.now);
     return a.claims.map((): ClaimResult => ({ claimed: true }));
   },
 
   takeOverIdempotency(db: Connection, a: { readonly claim: IdempotencyClaim; readonly staleBefore: number }): boolean {
     const c = a.claim;
-    const sql = `UPDATE idempotency SET fingerprint = ?, claimed_at = ?, expires_at = ?
+    const sql = `UPDATE idempotency SET fingerprint = ?, claimed_at = ?, expires_at = ?, plan = ?
       WHERE project_id = ? AND key = ? AND outcome IS NULL AND claimed_at < ?`;
-    return db.statement(sql).run(c.fingerprint, c.claimedAt, c.expiresAt, c.projectId, c.key, a.staleBefore).changes === 1;
+    return db.statement(sql).run(c.fingerprint, c.claimedAt, c.expiresAt, c.plan, c.projectId, c.key, a.staleBefore).changes === 1;
+  },
+
+  abandonIdempotency(db: Connection, a: { readonly projectId: string; readonly keys: readonly string[] }): void {
+    const abandon = db.statement('UPDATE idempotency SET claimed_at = 0 WHERE project_id = ? AND key = ? AND outcome IS NULL');
+    for (const key of a.keys) abandon.run(a.projectId, key);
   },
 
   completeIdempotency(db: Connection, a: { readonly projectId: string; readonly outcomes: ReadonlyArray<{ key: string; outcome: string }> }): void {
@@ -161,6 +166,6 @@ function applyPatch(db: Connection, a: UpdateArgs): StoredRequest {
 }
 
 export function idempotencyFromValues(v: unknown): IdempotencyRecord {
-  const row = v as [string, string, string, string | null, number, number];
-  return { projectId: row[0], key: row[1], fingerprint: row[2], outcome: row[3], claimedAt: row[4], expiresAt: row[5] };
+  const row = v as [string, string, string, string | null, number, number, string | null];
+  return { projectId: row[0], key: row[1], fingerprint: row[2], outcome: row[3], claimedAt: row[4], expiresAt: row[5], plan: row[6] };
 }

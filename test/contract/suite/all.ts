@@ -1,3 +1,4 @@
+import { describeAcceptResumeContract } from './accept-resume.js';
 import { describeDurabilityContract } from './durability.js';
 import type { BackendFactory, ReopenableStorage } from './harness.js';
 import { describeIdempotencyStoreContract } from './idempotency.js';
@@ -14,6 +15,7 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeRequestListContract(makeBackend);
   describeRequestClaimContract(makeBackend);
   describeIdempotencyStoreContract(makeBackend);
+  describeAcceptResumeContract(makeBackend);
   describeUsageStoreContract(makeBackend);
   describeProjectStoreContract(makeBackend);
   describeSecretStoreContract(makeBackend);

@@ -5,7 +5,7 @@ import { PROJECT_A, PROJECT_B, T0, useBackend, type BackendFactory } from './har
 const DAY = 86_400_000;
 
 function aClaim(key: string, overrides: Partial<IdempotencyClaim> = {}): IdempotencyClaim {
-  return { projectId: PROJECT_A, key, fingerprint: 'fp-1', claimedAt: T0, expiresAt: T0 + DAY, ...overrides };
+  return { projectId: PROJECT_A, key, fingerprint: 'fp-1', claimedAt: T0, expiresAt: T0 + DAY, plan: null, ...overrides };
 }
 
 /** Claims, take-overs, outcomes and expiry of IdempotencyStore. */
@@ -16,7 +16,7 @@ export function describeIdempotencyStoreContract(makeBackend: BackendFactory): v
 
     it('claims a free key once and then reports the record holding it', async () => {
       expect(await store().claimAll([aClaim('k1')], T0)).toEqual([{ claimed: true }]);
-      const record = { projectId: PROJECT_A, key: 'k1', fingerprint: 'fp-1', outcome: null, claimedAt: T0, expiresAt: T0 + DAY };
+      const record = { projectId: PROJECT_A, key: 'k1', fingerprint: 'fp-1', outcome: null, claimedAt: T0, expiresAt: T0 + DAY, plan: null };
       expect(await store().get(PROJECT_A, 'k1', T0)).toStrictEqual(record);
       expect(await store().claimAll([aClaim('k1', { fingerprint: 'fp-2', claimedAt: T0 + 5 })], T0 + 5)).toStrictEqual([
         { claimed: false, existing: record },
@@ -108,6 +108,25 @@ export function describeIdempotencyStoreContract(makeBackend: BackendFactory): v
       expect(await store().takeOver(retaker('slow'), T0 + 1)).toBe(true);
       expect(await store().get(PROJECT_A, 'slow', T0 + 60_000)).toMatchObject({ claimedAt: T0 + 60_000, outcome: null });
       expect(await store().takeOver(retaker('slow'), T0 + 1)).toBe(false);
+    });
+
+    it('keeps the plan of a claim, and the plan a take-over brings', async () => {
+      await store().claimAll([aClaim('planned', { plan: '{"ids":["req_1"]}' })], T0);
+      expect((await store().get(PROJECT_A, 'planned', T0))?.plan).toBe('{"ids":["req_1"]}');
+      const retaker = aClaim('planned', { claimedAt: T0 + 60_000, plan: '{"ids":["req_2"]}' });
+      expect(await store().takeOver(retaker, T0 + 1)).toBe(true);
+      expect(await store().get(PROJECT_A, 'planned', T0 + 60_000)).toMatchObject({ claimedAt: T0 + 60_000, plan: '{"ids":["req_2"]}' });
+    });
+
+    it('leaves an abandoned claim and its plan open to take-over at once, and completed records as they are', async () => {
+      await store().claimAll([aClaim('dropped', { plan: 'p' }), aClaim('done')], T0);
+      await store().completeAll(PROJECT_A, [{ key: 'done', outcome: '{}' }]);
+      await store().abandonAll(PROJECT_A, ['dropped', 'done', 'never-claimed']);
+
+      expect(await store().get(PROJECT_A, 'dropped', T0)).toMatchObject({ fingerprint: 'fp-1', outcome: null, claimedAt: 0, plan: 'p' });
+      expect(await store().get(PROJECT_A, 'done', T0)).toMatchObject({ outcome: '{}', claimedAt: T0 });
+      expect(await store().get(PROJECT_A, 'never-claimed', T0)).toBeNull();
+      expect(await store().takeOver(aClaim('dropped', { claimedAt: T0 + 1, plan: 'p' }), T0)).toBe(true);
     });
 
     it('lets exactly one of many concurrent take-overs win', async () => {

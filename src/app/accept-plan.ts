@@ -1,0 +1,34 @@
+import { newRequestId } from '../domain/ids.js';
+
+/** The identity a new request will have: its ID and its creation time. */
+export interface PlannedRequest {
+  readonly id: string;
+  readonly at: number;
+}
+
+/**
+ * The requests an accept call sets out to create, decided before its idempotency claims and recorded with them.
+ * A call that takes over the claim of one that failed or died part way creates the same requests, so those the
+ * first call stored are found instead of created twice.
+ */
+export function planRequests(count: number, now: number): PlannedRequest[] {
+  return Array.from({ length: count }, () => ({ id: newRequestId(now), at: now }));
+}
+
+export function encodePlan(planned: readonly PlannedRequest[]): string {
+  return JSON.stringify({ at: planned[0]?.at ?? 0, ids: planned.map((p) => p.id) });
+}
+
+/** The plan recorded by an earlier holder, or null when it is missing, unreadable or not for `count` requests. */
+export function decodePlan(recorded: string | null, count: number): PlannedRequest[] | null {
+  if (recorded === null) return null;
+  try {
+    const plan = JSON.parse(recorded) as { at?: unknown; ids?: unknown };
+    const { at, ids } = plan;
+    if (typeof at !== 'number' || !Array.isArray(ids) || ids.length !== count) return null;
+    if (!ids.every((id): id is string => typeof id === 'string')) return null;
+    return ids.map((id) => ({ id, at }));
+  } catch {
+    return null;
+  }
+}
