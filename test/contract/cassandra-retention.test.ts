@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { eventually } from '../support/api-client.js';
 import { PROJECT_A, PROJECT_B, aRequest, anAttempt } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const DAY = 86_400_000;
 const PROJECT_C = 'prj_contract_c';
+const PROJECT_D = 'prj_contract_d';
+
+async function timersOfRequest(backend: CassandraBackend, id: string): Promise<number> {
+  const rs = await backend.session.read(`SELECT request_id FROM ${backend.session.table('timers')}`, [], 'reading timers', 5000);
+  return rs.rows.filter((row) => row['request_id'] === id).length;
+}
 
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
 describe('Cassandra request retention through TTL', () => {
@@ -40,6 +47,40 @@ describe('Cassandra request retention through TTL', () => {
     expect((await backend.requests.get(PROJECT_A, active.id))?.status).toBe('queued');
   }, 60_000);
 
+  it('leaves the timer of a request whose retention rewrite is under way out of the next due time', async () => {
+    const backend = open();
+    const { session, requests } = backend;
+    const now = Date.now();
+    await backend.projects.createProject({ id: PROJECT_D, name: PROJECT_D, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 30, createdAt: now });
+    const ended = aRequest({ projectId: PROJECT_D, createdAt: now, dueAt: now });
+    const later = aRequest({ projectId: PROJECT_D, createdAt: now, status: 'scheduled', dueAt: now + DAY });
+    await requests.insertMany([ended, later]);
+
+    // The rewrite waits until the test lets it go.
+    const batch = session.batch.bind(session);
+    let letGo = () => {};
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    let started = 0;
+    session.batch = async (statements, during, options) => {
+      if (during === 'expiring requests') {
+        started++;
+        await gate;
+      }
+      return batch(statements, during, options);
+    };
+    try {
+      await requests.recordAttempt(PROJECT_D, ended.id, 1, anAttempt(ended.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+      await expect.poll(() => started, { timeout: 10_000 }).toBe(1);
+      expect(await timersOfRequest(backend, ended.id)).toBe(1);
+      // Only timers due later are left: the ended request's, due now, is passed over.
+      expect(await requests.nextDueAt()).toBeGreaterThan(now);
+    } finally {
+      letGo();
+      session.batch = batch;
+    }
+    await expect.poll(() => timersOfRequest(backend, ended.id), { timeout: 10_000 }).toBe(0);
+  }, 60_000);
+
   it('keeps the timer of an ended request whose rewrite failed, and makes the rewrite when a claim finds it stale', async () => {
     const backend = open();
     const { session, requests } = backend;
@@ -47,10 +88,7 @@ describe('Cassandra request retention through TTL', () => {
     await backend.projects.createProject({ id: PROJECT_C, name: PROJECT_C, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: now });
     const r = aRequest({ projectId: PROJECT_C, createdAt: now - DAY + 3_000, dueAt: now });
     await requests.insertMany([r]);
-    const timersOf = async () => {
-      const rs = await session.read(`SELECT request_id FROM ${session.table('timers')}`, [], 'reading timers', 5000);
-      return rs.rows.filter((row) => row['request_id'] === r.id).length;
-    };
+    const timersOf = () => timersOfRequest(backend, r.id);
 
     // Cassandra refuses the retention rewrite (as when it times out, or the rewrite queue is full).
     const batch = session.batch.bind(session);

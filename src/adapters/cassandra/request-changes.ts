@@ -69,15 +69,14 @@ export class RequestChanges {
    * stale calls this again (see `RequestClaims`). So no ended request keeps its rows for ever.
    */
   ended(r: StoredRequest, timer: Timer | null, asOf: number, last: AttemptRecord | null = null): void {
-    this.inFlight.background(async () => {
-      await this.expiry.expire(r, last);
-      if (timer !== null) this.removals.remove(timer, asOf);
-    });
+    const rewrite = () => this.expiry.expire(r, last);
+    if (timer === null) this.inFlight.background(rewrite);
+    else this.removals.removeAfter(timer, asOf, rewrite);
   }
 
   /** `ended` for a stale timer found by a claim, unless this process is rewriting the request already. */
   endedLongAgo(r: StoredRequest, timer: Timer, asOf: number): void {
-    if (!this.expiry.underWay(r.id)) this.ended(r, timer, asOf);
+    if (!this.removals.pending(timer)) this.ended(r, timer, asOf);
   }
 
   /**

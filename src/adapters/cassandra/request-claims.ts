@@ -65,7 +65,7 @@ export class RequestClaims {
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
   private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
-    if (this.held.holds(timer.requestId)) return null;
+    if (this.passOver(timer)) return null;
     const asOf = deletionTime();
     const current = await this.current(timer, now, asOf, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
@@ -105,7 +105,7 @@ export class RequestClaims {
 
   /**
    * The earliest timer among the first listed buckets of a shard, leaving out those of claims this process holds
-   * (their requests are being delivered). When all of those buckets are empty, the time a claim may drop the first
+   * (their requests are being delivered) and those it is removing. When all of those buckets are empty, the time a claim may drop the first
    * of them: the claim then brings later timers within reach (and claims any due ones itself, as its scan is not
    * limited to these buckets).
    */
@@ -117,17 +117,22 @@ export class RequestClaims {
     for (const bucket of buckets) {
       const first = earliest.get(bucket);
       if (first === undefined) continue;
-      const unheld = this.held.holds(first.requestId) ? await this.firstUnheld(shard, bucket) : first;
+      const unheld = this.passOver(first) ? await this.firstUnheld(shard, bucket) : first;
       if (unheld !== undefined) return unheld.dueAt;
     }
     return null;
   }
 
-  /** The first timer of a bucket whose request this process does not hold. */
+  /** Timers of claims this process holds, and timers it is removing: neither has work for a claim. */
+  private passOver(timer: Timer): boolean {
+    return this.held.holds(timer.requestId) || this.removals.pending(timer);
+  }
+
+  /** The first timer of a bucket that a claim would not pass over. */
   private async firstUnheld(shard: number, bucket: number): Promise<Timer | undefined> {
     for (let after = FIRST_POSITION; ; ) {
       const page = await this.timers.due(shard, bucket, after, Number.MAX_SAFE_INTEGER, HELD_SKIP_PAGE, 'finding the next due time');
-      const found = page.find((t) => !this.held.holds(t.requestId));
+      const found = page.find((t) => !this.passOver(t));
       if (found !== undefined || page.length < HELD_SKIP_PAGE) return found;
       after = page.at(-1)!;
     }

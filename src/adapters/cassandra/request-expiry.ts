@@ -29,8 +29,6 @@ const MAX_REMEMBERED_PROJECTS = 10_000;
  */
 export class RequestExpiry {
   private readonly retentionDays = new Map<string, number>();
-  /** Rewrites under way here, per request: a stale timer found meanwhile need not start another. */
-  private readonly rewriting = new Map<string, number>();
   private readonly selectRetention: string;
   private readonly insertListEntry: string;
   /**
@@ -53,23 +51,8 @@ export class RequestExpiry {
         VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
   }
 
-  underWay(id: string): boolean {
-    return this.rewriting.has(id);
-  }
-
   /** `last` is the attempt that ended the request, if one did: when it was the first, there is nothing to read. */
   async expire(r: StoredRequest, last: AttemptRecord | null = null): Promise<void> {
-    this.rewriting.set(r.id, (this.rewriting.get(r.id) ?? 0) + 1);
-    try {
-      await this.rewrite(r, last);
-    } finally {
-      const left = this.rewriting.get(r.id)! - 1;
-      if (left === 0) this.rewriting.delete(r.id);
-      else this.rewriting.set(r.id, left);
-    }
-  }
-
-  private async rewrite(r: StoredRequest, last: AttemptRecord | null): Promise<void> {
     const days = await this.retentionOf(r.projectId);
     if (days === null) return;
     const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - Date.now()) / 1000)));

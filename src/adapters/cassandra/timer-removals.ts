@@ -6,13 +6,22 @@ import { bucketOf, type Timer, type TimerTable } from './timers.js';
 const FLUSH_AT = 64;
 const FLUSH_AFTER_MS = 5;
 
+interface Waiting {
+  readonly statement: Statement;
+  readonly key: string;
+}
+
 /**
  * Timer deletions, gathered for a few milliseconds and written per timer partition, one unlogged batch (one
  * mutation) each, instead of one message per deletion. A timer is only a hint: a deletion that lands a little
  * later, or never after a crash, leaves a stale timer that claims already skip and drop.
+ *
+ * Until its deletion has landed, a timer this process is removing is `pending`: claims pass over it without
+ * reading its request, which they would only find ended or moved on.
  */
 export class TimerRemovals {
-  private readonly waiting = new Map<string, Statement[]>();
+  private readonly waiting = new Map<string, Waiting[]>();
+  private readonly removing = new Map<string, number>();
   private count = 0;
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
@@ -25,14 +34,34 @@ export class TimerRemovals {
 
   /** Deletes `t` as of `asOf` (see `deletionTime`), soon. */
   remove(t: Timer, asOf: number): void {
-    const key = `${t.shard}/${bucketOf(t.dueAt)}`;
-    const partition = this.waiting.get(key);
-    const statement = this.timers.removeStatement(t, asOf);
-    if (partition === undefined) this.waiting.set(key, [statement]);
-    else partition.push(statement);
+    const key = timerKey(t);
+    this.hold(key);
+    const partition = `${t.shard}/${bucketOf(t.dueAt)}`;
+    const entry = { statement: this.timers.removeStatement(t, asOf), key };
+    const waiting = this.waiting.get(partition);
+    if (waiting === undefined) this.waiting.set(partition, [entry]);
+    else waiting.push(entry);
     this.count++;
     if (this.closing || this.count >= FLUSH_AT) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+  }
+
+  /** Deletes `t` once `first` has succeeded; `t` is pending meanwhile, and stays in place if `first` fails. */
+  removeAfter(t: Timer, asOf: number, first: () => Promise<void>): void {
+    const key = timerKey(t);
+    this.hold(key);
+    this.inFlight.background(async () => {
+      try {
+        await first();
+        this.remove(t, asOf);
+      } finally {
+        this.release(key);
+      }
+    });
+  }
+
+  pending(t: Timer): boolean {
+    return this.removing.has(timerKey(t));
   }
 
   /** Writes what is waiting now, and from now on every deletion at once (the store is closing). */
@@ -47,6 +76,31 @@ export class TimerRemovals {
     const partitions = [...this.waiting.values()];
     this.waiting.clear();
     this.count = 0;
-    for (const statements of partitions) this.inFlight.background(() => this.session.writeTogether(statements, 'removing timers'));
+    for (const entries of partitions) {
+      this.inFlight.background(async () => {
+        try {
+          await this.session.writeTogether(
+            entries.map((e) => e.statement),
+            'removing timers',
+          );
+        } finally {
+          for (const e of entries) this.release(e.key);
+        }
+      });
+    }
   }
+
+  private hold(key: string): void {
+    this.removing.set(key, (this.removing.get(key) ?? 0) + 1);
+  }
+
+  private release(key: string): void {
+    const left = (this.removing.get(key) ?? 1) - 1;
+    if (left <= 0) this.removing.delete(key);
+    else this.removing.set(key, left);
+  }
+}
+
+function timerKey(t: Timer): string {
+  return `${t.shard}/${t.dueAt}/${t.requestId}`;
 }
