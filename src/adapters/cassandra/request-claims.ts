@@ -105,7 +105,8 @@ export class RequestClaims {
 
   /**
    * The earliest timer among the first listed buckets of a shard, leaving out those of claims this process holds
-   * (their requests are being delivered) and those it is removing. When all of those buckets are empty, the time a claim may drop the first
+   * (their requests are being delivered). A timer being removed is not left out: passing over it here (reading
+   * on through its bucket) cost more reads than the short look it may cause. When all of those buckets are empty, the time a claim may drop the first
    * of them: the claim then brings later timers within reach (and claims any due ones itself, as its scan is not
    * limited to these buckets).
    */
@@ -117,7 +118,7 @@ export class RequestClaims {
     for (const bucket of buckets) {
       const first = earliest.get(bucket);
       if (first === undefined) continue;
-      const unheld = this.passOver(first) ? await this.firstUnheld(shard, bucket) : first;
+      const unheld = this.held.holds(first.requestId) ? await this.firstUnheld(shard, bucket) : first;
       if (unheld !== undefined) return unheld.dueAt;
     }
     return null;
