@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import type { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { eventually } from '../support/api-client.js';
 import { PROJECT_A, PROJECT_B, aRequest, anAttempt } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
@@ -13,6 +14,24 @@ async function timersOfRequest(backend: CassandraBackend, id: string): Promise<n
   return rs.rows.filter((row) => row['request_id'] === id).length;
 }
 
+async function createProject(backend: CassandraBackend, id: string, retentionDays: number): Promise<void> {
+  await backend.projects.createProject({ id, name: id, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays, createdAt: Date.now() });
+}
+
+type Batch = CassandraSession['batch'];
+
+/** Sends the store's retention rewrites through `rewrite` (given the real write) until the result is called. */
+function interceptRewrites(session: CassandraSession, rewrite: (write: () => ReturnType<Batch>) => ReturnType<Batch>): () => void {
+  const batch = session.batch.bind(session);
+  session.batch = (statements, during, options) =>
+    during === 'expiring requests' ? rewrite(() => batch(statements, during, options)) : batch(statements, during, options);
+  return () => {
+    session.batch = batch;
+  };
+}
+
+const succeeded = { status: 'succeeded', dueAt: null, attemptCount: 1 } as const;
+
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
 describe('Cassandra request retention through TTL', () => {
   const open = scratchCassandraBackend('ttl', 4);
@@ -20,20 +39,15 @@ describe('Cassandra request retention through TTL', () => {
   it('deletes a request, its attempts and its list entry once retention has passed since its creation', async () => {
     const backend = open();
     const now = Date.now();
-    const project = (id: string, retentionDays: number) => ({ id, name: id, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays, createdAt: now });
-    await backend.projects.createProject(project(PROJECT_A, 1));
-    await backend.projects.createProject(project(PROJECT_B, 30));
+    await createProject(backend, PROJECT_A, 1);
+    await createProject(backend, PROJECT_B, 30);
     // Created a day ago less three seconds: hidden by the cutoff three seconds from now.
     const expiring = aRequest({ projectId: PROJECT_A, createdAt: now - DAY + 3_000, dueAt: now, body: new Uint8Array([1, 2]) });
     const kept = aRequest({ projectId: PROJECT_B, createdAt: now - DAY + 3_000, dueAt: now });
     const active = aRequest({ projectId: PROJECT_A, createdAt: now - DAY + 3_000, dueAt: now + DAY });
     await backend.requests.insertMany([expiring, kept, active]);
     for (const r of [expiring, kept]) {
-      await backend.requests.recordAttempt(r.projectId, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), {
-        status: 'succeeded',
-        dueAt: null,
-        attemptCount: 1,
-      });
+      await backend.requests.recordAttempt(r.projectId, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
     }
 
     await eventually(async () => ((await backend.requests.get(PROJECT_A, expiring.id)) === null ? true : undefined), 20_000);
@@ -51,25 +65,22 @@ describe('Cassandra request retention through TTL', () => {
     const backend = open();
     const { session, requests } = backend;
     const now = Date.now();
-    await backend.projects.createProject({ id: PROJECT_D, name: PROJECT_D, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 30, createdAt: now });
+    await createProject(backend, PROJECT_D, 30);
     const ended = aRequest({ projectId: PROJECT_D, createdAt: now, dueAt: now });
     const later = aRequest({ projectId: PROJECT_D, createdAt: now, status: 'scheduled', dueAt: now + DAY });
     await requests.insertMany([ended, later]);
 
     // The rewrite waits until the test lets it go.
-    const batch = session.batch.bind(session);
     let letGo = () => {};
     const gate = new Promise<void>((resolve) => (letGo = resolve));
     let started = 0;
-    session.batch = async (statements, during, options) => {
-      if (during === 'expiring requests') {
-        started++;
-        await gate;
-      }
-      return batch(statements, during, options);
-    };
+    const restore = interceptRewrites(session, async (write) => {
+      started++;
+      await gate;
+      return write();
+    });
     try {
-      await requests.recordAttempt(PROJECT_D, ended.id, 1, anAttempt(ended.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+      await requests.recordAttempt(PROJECT_D, ended.id, 1, anAttempt(ended.id, 1, { status: 'succeeded' }), succeeded);
       await expect.poll(() => started, { timeout: 10_000 }).toBe(1);
       expect(await timersOfRequest(backend, ended.id)).toBe(1);
       const read = session.read.bind(session);
@@ -86,7 +97,7 @@ describe('Cassandra request retention through TTL', () => {
       expect(claimReads).toBe(0);
     } finally {
       letGo();
-      session.batch = batch;
+      restore();
     }
     await expect.poll(() => timersOfRequest(backend, ended.id), { timeout: 10_000 }).toBe(0);
   }, 60_000);
@@ -95,24 +106,22 @@ describe('Cassandra request retention through TTL', () => {
     const backend = open();
     const { session, requests } = backend;
     const now = Date.now();
-    await backend.projects.createProject({ id: PROJECT_C, name: PROJECT_C, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: now });
+    await createProject(backend, PROJECT_C, 1);
     const r = aRequest({ projectId: PROJECT_C, createdAt: now - DAY + 3_000, dueAt: now });
     await requests.insertMany([r]);
     const timersOf = () => timersOfRequest(backend, r.id);
 
     // Cassandra refuses the retention rewrite (as when it times out, or the rewrite queue is full).
-    const batch = session.batch.bind(session);
     let refused = 0;
-    session.batch = (statements, during, options) => {
-      if (during !== 'expiring requests') return batch(statements, during, options);
+    const restore = interceptRewrites(session, () => {
       refused++;
       return Promise.reject(new Error('refused by the test'));
-    };
+    });
     try {
-      await requests.recordAttempt(PROJECT_C, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+      await requests.recordAttempt(PROJECT_C, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
       await expect.poll(() => refused, { timeout: 10_000 }).toBeGreaterThan(0);
     } finally {
-      session.batch = batch;
+      restore();
     }
     expect(await timersOf()).toBe(1);
     const ttl = await session.read(`SELECT TTL(url) AS ttl FROM ${session.table('requests')} WHERE id = ? LIMIT 1`, [r.id], 'reading a TTL', 5000);
