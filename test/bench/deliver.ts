@@ -13,7 +13,7 @@
  */
 import { Agent, request } from 'undici';
 import { Api } from '../support/api-client.js';
-import { startDestination, type Destination } from '../support/destination.js';
+import { startReceiver, type Receiver } from './receiver.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
 
 const args = new Map<string, string>();
@@ -25,7 +25,7 @@ const warmupSeconds = Number(args.get('warmup-seconds') ?? 2);
 const perHost = args.get('per-host') ?? '256';
 const only = args.get('only');
 
-async function setup(dest: Destination): Promise<{ ferry: FerryProcess; api: Api }> {
+async function setup(dest: Receiver): Promise<{ ferry: FerryProcess; api: Api }> {
   const ferry = await startFerry({
     // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
     env: { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_DELIVERY_MAX_PER_HOST: perHost },
@@ -77,7 +77,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** The same destination driven by a bare undici client with the same concurrency: the ceiling of this machine. */
 async function bareClient(): Promise<void> {
-  const dest = await startDestination({ record: false });
+  const dest = await startReceiver();
   const agent = new Agent({ connections: Number(perHost), connect: { ca: dest.cert } });
   try {
     let done = 0;
@@ -100,15 +100,15 @@ async function bareClient(): Promise<void> {
 }
 
 async function throughput(): Promise<void> {
-  const dest = await startDestination();
+  const dest = await startReceiver();
   const { ferry, api } = await setup(dest);
   try {
     const items = Array.from({ length: total }, (_, i) => ({ url: `${dest.url}/t`, body: { i }, retry: { max_attempts: 3 } }));
     const acceptStart = Date.now();
     const ids = await acceptAll(api, items);
     const acceptMs = Date.now() - acceptStart;
-    await waitUntil(() => dest.requestsTo('/t').length >= total, 300_000);
-    const got = dest.requestsTo('/t');
+    await waitUntil(() => dest.arrivalsAt('/t').length >= total, 300_000);
+    const got = dest.arrivalsAt('/t');
     const first = got[0]!.receivedAt;
     const last = got.at(-1)!.receivedAt;
     // Sampled reads: every 97th request must be recorded as succeeded.
@@ -126,7 +126,7 @@ async function throughput(): Promise<void> {
 }
 
 async function lateness(): Promise<void> {
-  const dest = await startDestination();
+  const dest = await startReceiver();
   const { ferry, api } = await setup(dest);
   try {
     const count = duePerSecond * (warmupSeconds + dueSeconds);
@@ -136,8 +136,8 @@ async function lateness(): Promise<void> {
     const items = dueAt.map((at) => ({ url: `${dest.url}/due`, deliver_at: new Date(at).toISOString() }));
     const ids = await acceptAll(api, items);
     const scheduled = new Map(ids.map((id, i) => [id, dueAt[i]!]));
-    await waitUntil(() => dest.requestsTo('/due').length >= count, t0 - Date.now() + 120_000);
-    const arrivals = dest.requestsTo('/due').map((r) => ({ at: scheduled.get(r.headers['service-request-id']!)!, received: r.receivedAt }));
+    await waitUntil(() => dest.arrivalsAt('/due').length >= count, t0 - Date.now() + 120_000);
+    const arrivals = dest.arrivalsAt('/due').map((r) => ({ at: scheduled.get(r.requestId!)!, received: r.receivedAt }));
     const late = (from: number, to: number) =>
       arrivals.filter((a) => a.at >= from && a.at < to).map((a) => a.received - a.at).sort((a, b) => a - b);
     const summary = (l: number[]) =>

@@ -6,6 +6,7 @@ import type { DeliveryTransport } from '../../ports/delivery-transport.js';
 import { VersionConflict, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
+import { WaitingRoom } from './waiting-room.js';
 import { outboundRequest } from './outbound.js';
 import { settlement } from './settle.js';
 
@@ -31,14 +32,6 @@ export interface DeliveryEngineOptions {
   readonly onEvent?: (event: DeliveryEvent) => void;
 }
 
-/** A claimed request waiting for a free slot of its host and queue. */
-interface Waiting {
-  readonly request: StoredRequest;
-  readonly host: string;
-  readonly queue: string;
-  readonly since: number;
-}
-
 /** A claim may outlive the longest attempt (5 minutes) by this much before another worker may take it over. */
 const LEASE_MS = 6 * 60_000;
 /** A claimed request that finds its host or queue busy this long is handed back so it does not hold a slot. */
@@ -57,7 +50,7 @@ const EMPTY_LOOK_RETRY_MS = 10;
  */
 export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
-  private readonly waiting: Waiting[] = [];
+  private readonly waiting = new WaitingRoom();
   private readonly inFlight = new Map<string, AbortController>();
   private readonly settled = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -116,8 +109,7 @@ export class DeliveryEngine {
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
     this.disarm();
-    const waiting = this.waiting.splice(0);
-    await Promise.all(waiting.map((w) => this.handBack(w.request, 0)));
+    await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
     const deadline = setTimeout(() => {
       for (const controller of this.inFlight.values()) controller.abort();
     }, graceMs);
@@ -162,7 +154,7 @@ export class DeliveryEngine {
   }
 
   private freeSlots(): number {
-    return this.o.maxInFlight - this.limits.inFlight - this.waiting.length;
+    return this.o.maxInFlight - this.limits.inFlight - this.waiting.size;
   }
 
   /** Arms the next look in `ms`; `forDue` says work is known to be due by then. */
@@ -195,18 +187,12 @@ export class DeliveryEngine {
   }
 
   private enqueue(request: StoredRequest): void {
-    this.waiting.push({ request, host: hostOf(request.url), queue: `${request.projectId}/${request.queue}`, since: this.o.clock.now() });
+    this.waiting.add({ request, host: hostOf(request.url), queue: `${request.projectId}/${request.queue}`, since: this.o.clock.now() });
   }
 
   /** Starts every waiting request whose host and queue have a free slot, oldest claim first. */
   private dispatch(): void {
-    for (let i = 0; i < this.waiting.length && this.limits.inFlight < this.limits.maxTotal; ) {
-      const w = this.waiting[i]!;
-      if (!this.limits.canStart(w.host, w.queue)) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
+    for (let w = this.waiting.next(this.limits); w !== undefined; w = this.waiting.next(this.limits)) {
       this.limits.start(w.host, w.queue);
       const done = this.deliver(w.request)
         .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
@@ -225,16 +211,8 @@ export class DeliveryEngine {
   }
 
   private handBackStale(): void {
-    const now = this.o.clock.now();
-    for (let i = 0; i < this.waiting.length; ) {
-      const w = this.waiting[i]!;
-      if (now - w.since < HAND_BACK_AFTER_MS) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      void this.handBack(w.request, HAND_BACK_DELAY_MS);
-    }
+    const stale = this.waiting.takeWaitingSince(this.o.clock.now() - HAND_BACK_AFTER_MS);
+    for (const w of stale) void this.handBack(w.request, HAND_BACK_DELAY_MS);
   }
 
   private async handBack(r: StoredRequest, delayMs: number): Promise<void> {

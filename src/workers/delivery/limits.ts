@@ -17,12 +17,12 @@ export class ConcurrencyLimits {
     return this.total;
   }
 
-  canStart(host: string, queue: string): boolean {
-    return (
-      this.total < this.maxTotal &&
-      (this.perHost.get(host) ?? 0) < this.maxPerHost &&
-      (this.perQueue.get(queue) ?? 0) < this.maxPerQueue
-    );
+  hostFull(host: string): boolean {
+    return (this.perHost.get(host) ?? 0) >= this.maxPerHost;
+  }
+
+  queueFull(queue: string): boolean {
+    return (this.perQueue.get(queue) ?? 0) >= this.maxPerQueue;
   }
 
   start(host: string, queue: string): void {

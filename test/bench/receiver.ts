@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { sharedSelfSignedCertificate, type TestCertificate } from '../support/certs.js';
+
+/** What a benchmark needs to know of a call: where it went, which request it was, and when it arrived. */
+export interface Arrival {
+  readonly path: string;
+  readonly requestId: string | undefined;
+  readonly receivedAt: number;
+}
+
+export interface Receiver {
+  readonly url: string;
+  readonly certFile: string;
+  readonly cert: TestCertificate['cert'];
+  readonly arrivals: Arrival[];
+  arrivalsAt(path: string): Arrival[];
+  close(): Promise<void>;
+}
+
+/**
+ * The destination of the delivery benchmarks: an HTTPS server on loopback that reads each body, answers 200 with
+ * no body, and notes the arrival. It shares the machine's two cores with the service under test, so it does as
+ * little as a receiver can; the scriptable destination of the tests (`test/support/destination.ts`) records every
+ * header and byte and costs about a third more per call.
+ */
+export async function startReceiver(): Promise<Receiver> {
+  const certificate = sharedSelfSignedCertificate();
+  const arrivals: Arrival[] = [];
+  const server: Server = createServer({ key: readFileSync(certificate.keyFile), cert: certificate.cert }, (req, res) => {
+    const receivedAt = Date.now();
+    const id = req.headers['service-request-id'] as string | string[] | undefined;
+    arrivals.push({ path: (req.url ?? '').split('?')[0]!, requestId: typeof id === 'string' ? id : undefined, receivedAt });
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    certFile: certificate.certFile,
+    cert: certificate.cert,
+    arrivals,
+    arrivalsAt: (path) => arrivals.filter((a) => a.path === path),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
