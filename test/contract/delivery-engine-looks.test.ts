@@ -9,6 +9,7 @@ import type { AttemptOutcome } from '../../src/domain/delivery/outcome.js';
 import type { RequestStore } from '../../src/ports/requests.js';
 import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import type { DeliveryEvent } from '../../src/workers/delivery/events.js';
+import { withMethods } from '../support/with-methods.js';
 import { aRequest } from './suite/harness.js';
 
 /**
@@ -29,14 +30,14 @@ afterEach(async () => {
 /** Counts the engine's looks at the store: `nextDueAt` and `claimDue` calls. */
 function counted(store: RequestStore): { store: RequestStore; looks: () => number } {
   let looks = 0;
-  const wrapped = new Proxy(store, {
-    get(target, key, receiver) {
-      const value: unknown = Reflect.get(target, key, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (key === 'nextDueAt' || key === 'claimDue') looks += 1;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
+  const wrapped = withMethods(store, {
+    nextDueAt: (...args) => {
+      looks += 1;
+      return store.nextDueAt(...args);
+    },
+    claimDue: (...args) => {
+      looks += 1;
+      return store.claimDue(...args);
     },
   });
   return { store: wrapped, looks: () => looks };

@@ -45,14 +45,15 @@ export class WaitingRoom {
     return this.takeAt(best.line, best.index);
   }
 
-  /** Takes out every request that has been waiting since `cutoff` or earlier. */
+  /** Takes out every request that has been waiting since `cutoff` or earlier: the front of each host's line. */
   takeWaitingSince(cutoff: number): Waiting[] {
     const taken: Waiting[] = [];
-    for (const line of [...this.byHost.values()]) {
-      for (let i = 0; i < line.length; ) {
-        if (line[i]!.since <= cutoff) taken.push(this.takeAt(line, i));
-        else i++;
-      }
+    for (const [host, line] of this.byHost) {
+      const fresh = line.findIndex((w) => w.since > cutoff);
+      const stale = line.splice(0, fresh < 0 ? line.length : fresh);
+      if (line.length === 0) this.byHost.delete(host);
+      this.count -= stale.length;
+      taken.push(...stale);
     }
     return taken;
   }

@@ -6,6 +6,7 @@ import type { Project } from '../../../src/domain/project.js';
 import type { Backend } from '../../../src/ports/backend.js';
 import type { IdempotencyStore } from '../../../src/ports/idempotency.js';
 import type { RequestStore } from '../../../src/ports/requests.js';
+import { withMethods } from '../../support/with-methods.js';
 import { PROJECT_A, useBackend, type BackendFactory } from './harness.js';
 
 const LEASE_MS = DEFAULT_GUARD_TIMINGS.leaseMs;
@@ -41,17 +42,6 @@ interface Faults {
   completeFails?: boolean;
   /** Giving the keys back fails too, as when the process died: the claims stay as they were. */
   letGoFails?: boolean;
-}
-
-/** `target` with some methods replaced; the others run on `target` itself. */
-function withMethods<T extends object>(target: T, replaced: Partial<T>): T {
-  return new Proxy(target, {
-    get(t, name) {
-      if (Object.hasOwn(replaced, name)) return replaced[name as keyof T];
-      const value: unknown = Reflect.get(t, name, t);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(t) : value;
-    },
-  });
 }
 
 function faulty(backend: Backend, faults: Faults): { requests: RequestStore; idempotency: IdempotencyStore } {
