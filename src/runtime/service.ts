@@ -5,6 +5,7 @@ import { openCassandraBackend } from '../adapters/cassandra/backend.js';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
 import { createKafka } from '../adapters/kafka/client.js';
 import { ensureWorkTopic } from '../adapters/kafka/topic.js';
+import { createThreadedTransport } from '../adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
@@ -19,6 +20,7 @@ import { served, startServer, type RunningServer } from '../edge/server.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import type { Backend } from '../ports/backend.js';
+import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
@@ -61,6 +63,18 @@ export function projectAdmin(backend: Backend, clock: Clock = systemClock): Proj
   return new ProjectAdmin(backend.projects, clock);
 }
 
+function deliveryTransport(config: Config): DeliveryTransport {
+  const settings = {
+    allowPrivateDestinations: config.allowPrivateDestinations,
+    ca: config.delivery.caFile ? readFileSync(config.delivery.caFile, 'utf8') : undefined,
+    userAgent: USER_AGENT,
+    // One connection per concurrent attempt: HTTP/1.1 sends one request at a time on a connection.
+    connectionsPerOrigin: config.delivery.maxPerHost,
+  };
+  const threads = config.delivery.threads;
+  return threads === 0 ? createHttpTransport(settings) : createThreadedTransport({ ...settings, threads });
+}
+
 export interface RunningService {
   /** The API listeners, when this process serves the API. */
   readonly server: RunningServer | null;
@@ -80,19 +94,15 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   let server: RunningServer | null = null;
   let allowance: AllowanceLeases | null = null;
   let placement: WorkPlacement | null = null;
+  let transport: DeliveryTransport | null = null;
   try {
     placement = await openPlacement();
     if (config.roles.delivery) {
+      transport = deliveryTransport(config);
       const secrets = new SigningSecretCache(backend.projects, clock);
       engine = new DeliveryEngine({
         requests: backend.requests,
-        transport: createHttpTransport({
-          allowPrivateDestinations: config.allowPrivateDestinations,
-          ca: config.delivery.caFile ? readFileSync(config.delivery.caFile) : undefined,
-          userAgent: USER_AGENT,
-          // One connection per concurrent attempt: HTTP/1.1 sends one request at a time on a connection.
-          connectionsPerOrigin: config.delivery.maxPerHost,
-        }),
+        transport,
         clock,
         signingSecrets: (projectId) => secrets.get(projectId),
         retry: {
@@ -137,6 +147,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     }
   } catch (err) {
     await engine?.stop(0);
+    await transport?.close();
     await placement?.stop().catch(() => undefined);
     await backend.close();
     throw err;
@@ -147,6 +158,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       await server?.close();
       await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
       await engine?.stop(config.delivery.shutdownGraceMs);
+      await transport?.close();
       await placement?.stop();
       await backend.close();
     },

@@ -10,6 +10,7 @@ import { Api } from '../support/api-client.js';
 import { TEST_BACKEND, TEST_SHARDS } from '../support/deployment.js';
 import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { infra, isInfraUp } from '../support/infra.js';
+import { cpuMeter, type CpuUse } from './cpu-meter.js';
 
 export function parseArgs(): Map<string, string> {
   const args = new Map<string, string>();
@@ -170,27 +171,6 @@ export async function forEachBounded(count: number, concurrency: number, fn: (i:
 
 // ---- CPU use of the processes that share the machine ----
 
-const TICKS_PER_SECOND = 100;
-
-/** utime + stime of a process, in clock ticks; null once it is gone. */
-function processTicks(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
-}
-
-/** Busy and total ticks of the whole machine. */
-function machineTicks(): { busy: number; total: number } {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = cpu.reduce((a, b) => a + b, 0);
-  const idle = cpu[3]! + (cpu[4] ?? 0);
-  return { busy: total - idle, total };
-}
-
 /**
  * The Cassandra and Kafka JVMs started by test/infra/infra.sh, found by the marker on their command line: the
  * pair of `FERRY_INFRA_DIR` (default test/.infra) when it runs, otherwise any.
@@ -215,33 +195,6 @@ export function infraPids(): { cassandra: number | null; kafka: number | null } 
   return { cassandra: exact.cassandra ?? any.cassandra ?? null, kafka: exact.kafka ?? any.kafka ?? null };
 }
 
-export interface CpuUse {
-  /** Cores busy on average over the interval, per named process (1.0 = one core fully). */
-  readonly cores: ReadonlyArray<readonly [string, number]>;
-  /** Busy share of the whole machine, 0..1. */
-  readonly machine: number;
-  readonly cpus: number;
-}
-
-/** Measures CPU use of named processes between `start` and `stop`. */
-export function cpuMeter(targets: ReadonlyArray<readonly [string, number | null | undefined]>): { stop(): CpuUse } {
-  const t0 = Date.now();
-  const m0 = machineTicks();
-  const before = targets.map(([name, pid]) => [name, pid, pid == null ? null : processTicks(pid)] as const);
-  return {
-    stop() {
-      const seconds = (Date.now() - t0) / 1000;
-      const m1 = machineTicks();
-      const cpus = readFileSync('/proc/stat', 'utf8').split('\n').filter((l) => /^cpu\d/.test(l)).length;
-      const cores = before.map(([name, pid, t]) => {
-        const now = pid == null ? null : processTicks(pid);
-        return [name, t === null || now === null ? NaN : (now - t) / TICKS_PER_SECOND / seconds] as const;
-      });
-      return { cores, machine: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total), cpus };
-    },
-  };
-}
-
 /** Every process of a run: the JVMs, each service process, and this load-generating process. */
 export function meterCluster(cluster: Cluster | null): { stop(): CpuUse } {
   const { cassandra, kafka } = infraPids();
@@ -251,19 +204,11 @@ export function meterCluster(cluster: Cluster | null): { stop(): CpuUse } {
   return cpuMeter(targets);
 }
 
-export function formatCpu(u: CpuUse): string {
-  const parts = u.cores.map(([name, c]) => `${name} ${Number.isNaN(c) ? '?' : c.toFixed(2)}`);
-  return `${parts.join(', ')} cores; machine ${Math.round(u.machine * 100)}% of ${u.cpus} cores`;
-}
-
 /** Sum of the service processes' cores. */
 export function ferryCores(u: CpuUse): number {
   return u.cores.filter(([name]) => name.startsWith('ferry#')).reduce((a, [, c]) => a + c, 0);
 }
 
-export function coresOf(u: CpuUse, name: string): number {
-  return u.cores.find(([n]) => n === name)?.[1] ?? NaN;
-}
 
 export function printTable(title: string, header: readonly string[], rows: ReadonlyArray<readonly (string | number)[]>): void {
   console.log(`\n${title}\n`);

@@ -26,12 +26,10 @@ import type { HttpMethod, RequestStatus, StoredRequest } from '../../src/domain/
 import { Api } from '../support/api-client.js';
 import { backendEnv, dropDeployments, openTestBackend } from '../support/deployment.js';
 import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
+import { coresOf, cpuMeter, formatCpu, type CpuUse } from './cpu-meter.js';
 import { infra } from '../support/infra.js';
 import {
   assertInfra,
-  coresOf,
-  cpuMeter,
-  formatCpu,
   infraPids,
   parseArgs,
   percentile,
@@ -41,7 +39,6 @@ import {
   StorageMeter,
   formatCeiling,
   storageCeiling,
-  type CpuUse,
 } from './distributed-cluster.js';
 
 const args = parseArgs();

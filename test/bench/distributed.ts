@@ -23,10 +23,8 @@ import { backendEnv, dropDeployments } from '../support/deployment.js';
 import { startDestination, type Destination, type Exchange } from '../support/destination.js';
 import {
   assertInfra,
-  coresOf,
   ferryCores,
   forEachBounded,
-  formatCpu,
   meterCluster,
   parseArgs,
   percentile,
@@ -39,8 +37,8 @@ import {
   formatCeiling,
   storageCeiling,
   type Cluster,
-  type CpuUse,
 } from './distributed-cluster.js';
+import { coresOf, formatCpu, type CpuUse } from './cpu-meter.js';
 
 const args = parseArgs();
 const processCounts = (args.get('processes') ?? '1,2,3').split(',').map(Number);

@@ -53,6 +53,17 @@ describe('fingerprint', () => {
     expect(fingerprint('op', { b: 2, a: [true, null, 'x'], c: new Uint8Array([1, 2]) })).toBe(
       '6dc6c2e0008d14241f277deec518c28bad80d9805c82063d45b71ae9791e7c71',
     );
+    // Multi-byte and unpaired UTF-16 text, bytes between text parts, and every other kind of value.
+    const mixed = {
+      url: 'https://ä.example/ü?x=€',
+      headers: [['X-A', '😀 \ud800 lone']],
+      body: new Uint8Array([0, 255, 7]),
+      n: 1.5,
+      big: 10n,
+      d: new Date(5),
+      arr: [undefined, null, true, false, ''],
+    };
+    expect(fingerprint('op', mixed)).toBe('486b0f5d2e381be9d1b9dac62d1c3f234fafd00fa5153f5bc222b5baa11b32e5');
   });
 
   it('refuses values with no canonical form', () => {

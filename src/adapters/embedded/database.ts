@@ -1,6 +1,7 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { StorageUnavailable } from '../../ports/errors.js';
+import { startWorkerThread } from '../worker-thread.js';
 import { openConnection, type Connection } from './connection.js';
 import { asStorageUnavailable, toPortError, writeErrorFromData } from './errors.js';
 import { migrate } from './migrations.js';
@@ -224,16 +225,6 @@ export class EmbeddedDatabase {
   }
 }
 
-/**
- * Built, the thread's code is JavaScript next to this file. Run from the TypeScript sources (tests, tsx), the
- * thread loads it through tsx itself: a worker does not inherit a test runner's hooks, and on Node 20 neither
- * `--import tsx` in a worker's execArgv nor tsx's own registration applies to a worker's entry module.
- */
 function startWriter(data: WriterData): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./writer-thread.js', here), { workerData: data });
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./writer-thread.ts', here).href);
-  const boot = `import(${tsx}).then((tsx) => tsx.tsImport(${entry}, ${JSON.stringify(here)}));`;
-  return new Worker(boot, { eval: true, workerData: data });
+  return startWorkerThread(import.meta.url, 'writer-thread', data);
 }

@@ -1,0 +1,145 @@
+import type { Worker } from 'node:worker_threads';
+import type { TimedOutcome } from '../../domain/delivery/outcome.js';
+import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-transport.js';
+import { startWorkerThread } from '../worker-thread.js';
+import type { HttpTransportOptions } from './transport.js';
+import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThreadData } from './transport-thread-protocol.js';
+
+export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lookup' | 'tcpConnect'> {
+  /** Delivery threads; each destination host is served by one of them, so its keep-alive pool stays in one place. */
+  readonly threads: number;
+}
+
+interface Pending {
+  readonly resolve: (outcome: TimedOutcome) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
+}
+
+/**
+ * The HTTP transport run on delivery threads. The attempts the engine starts in one turn reach a thread as one
+ * message and their outcomes come back batched the same way, so the main thread pays a structured clone per attempt
+ * instead of the TLS, HTTP and socket work. A thread that dies hands its attempts back as `aborted` (the engine
+ * queues them again) and is replaced on the next attempt.
+ */
+export function createThreadedTransport(opts: ThreadedTransportOptions): DeliveryTransport {
+  const { threads: count, ca, ...rest } = opts;
+  // PEM is text: a string crosses to the thread as it is, where a Buffer would arrive as a plain Uint8Array.
+  const data: TransportThreadData = ca === undefined ? rest : { ...rest, ca: ca.toString() };
+  if (!Number.isInteger(count) || count < 1) throw new RangeError('A threaded transport needs at least one thread.');
+  const threads = Array.from({ length: count }, () => new DeliveryThread(data));
+  let closing: Promise<void> | null = null;
+  return {
+    send(req: OutboundRequest): Promise<TimedOutcome> {
+      if (closing !== null || req.signal?.aborted === true) return Promise.resolve(aborted());
+      return threads[count === 1 ? 0 : threadOf(req.url, count)]!.send(req);
+    },
+    close(): Promise<void> {
+      closing ??= Promise.all(threads.map((t) => t.close())).then(() => undefined);
+      return closing;
+    },
+  };
+}
+
+class DeliveryThread {
+  private worker: Worker | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private outbox: ThreadSend[] = [];
+  private flushScheduled = false;
+
+  constructor(private readonly data: TransportThreadData) {}
+
+  send(req: OutboundRequest): Promise<TimedOutcome> {
+    const worker = this.running();
+    const id = this.nextId++;
+    const { signal, ...request } = req;
+    return new Promise<TimedOutcome>((resolve) => {
+      const onAbort = signal === undefined ? undefined : (): void => this.abort(worker, id);
+      signal?.addEventListener('abort', onAbort!, { once: true });
+      this.pending.set(id, { resolve, signal, onAbort });
+      if (this.pending.size === 1) worker.ref();
+      this.outbox.push({ id, request });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        queueMicrotask(() => this.flush(worker));
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    if (worker === null) return;
+    this.worker = null;
+    worker.ref();
+    worker.postMessage('close' satisfies ToTransportThread);
+    await this.exited;
+  }
+
+  private running(): Worker {
+    if (this.worker !== null) return this.worker;
+    const worker = startWorkerThread(import.meta.url, 'transport-thread', this.data);
+    worker.unref();
+    worker.on('message', (batch: FromTransportThread) => this.settle(batch));
+    // An error event is followed by the exit event, which settles what the thread still had.
+    worker.on('error', (err) => console.error('delivery thread failed', err));
+    this.exited = new Promise((resolve) => {
+      worker.once('exit', () => {
+        if (this.worker === worker) this.worker = null;
+        this.handBackAll();
+        resolve();
+      });
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private flush(worker: Worker): void {
+    this.flushScheduled = false;
+    const sends = this.outbox;
+    this.outbox = [];
+    if (this.worker !== worker) {
+      // The thread went away between send and flush: its exit handed these back already.
+      return;
+    }
+    worker.postMessage({ sends } satisfies ToTransportThread);
+  }
+
+  private abort(worker: Worker, id: number): void {
+    if (this.pending.has(id) && this.worker === worker) worker.postMessage({ abort: id } satisfies ToTransportThread);
+  }
+
+  private settle(batch: FromTransportThread): void {
+    for (const [id, outcome] of batch) this.finish(id, outcome);
+  }
+
+  private finish(id: number, outcome: TimedOutcome): void {
+    const p = this.pending.get(id);
+    if (p === undefined) return;
+    this.pending.delete(id);
+    if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
+    if (this.pending.size === 0) this.worker?.unref();
+    p.resolve(outcome);
+  }
+
+  /** Everything the thread had, or had not been handed yet, goes back to the engine to be queued again. */
+  private handBackAll(): void {
+    this.outbox = [];
+    for (const id of [...this.pending.keys()]) this.finish(id, aborted());
+  }
+}
+
+function aborted(): TimedOutcome {
+  return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
+}
+
+/** A stable thread per destination host, so each host's connections live in one pool. */
+function threadOf(url: string, count: number): number {
+  const start = url.indexOf('//') + 2;
+  const end = url.indexOf('/', start);
+  const authority = end < 0 ? url.slice(start) : url.slice(start, end);
+  let hash = 0;
+  for (let i = 0; i < authority.length; i++) hash = (hash * 31 + authority.charCodeAt(i)) | 0;
+  return Math.abs(hash) % count;
+}

@@ -1,0 +1,21 @@
+import type { TimedOutcome } from '../../domain/delivery/outcome.js';
+import type { OutboundRequest } from '../../ports/delivery-transport.js';
+import type { HttpTransportOptions } from './transport.js';
+
+/** What a delivery thread is started with: the transport's settings that survive a structured clone. */
+export type TransportThreadData = Omit<HttpTransportOptions, 'lookup' | 'tcpConnect' | 'ca'> & { readonly ca?: string };
+
+/** One attempt handed to a delivery thread; `id` pairs it with its outcome. */
+export interface ThreadSend {
+  readonly id: number;
+  readonly request: Omit<OutboundRequest, 'signal'>;
+}
+
+/**
+ * Main thread to delivery thread: the attempts started in one turn, the attempts to abort, or `close` once no
+ * attempt is in flight any more.
+ */
+export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | { readonly abort: number } | 'close';
+
+/** Delivery thread to main thread: the outcomes of the attempts that ended in one turn. */
+export type FromTransportThread = ReadonlyArray<readonly [id: number, outcome: TimedOutcome]>;

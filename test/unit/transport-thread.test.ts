@@ -1,0 +1,133 @@
+import { createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createThreadedTransport, type ThreadedTransportOptions } from '../../src/adapters/http/threaded-transport.js';
+import type { DeliveryTransport, OutboundRequest } from '../../src/ports/delivery-transport.js';
+import { replies, startDestination, type Destination } from '../support/destination.js';
+
+// What the delivery thread adds to the transport: every kind of outcome crosses back intact, aborts and close
+// reach attempts in flight, and attempts to several hosts spread over several threads.
+
+let destination: Destination;
+let transport: DeliveryTransport;
+
+beforeAll(async () => {
+  destination = await startDestination();
+});
+
+afterAll(async () => {
+  await destination.close();
+});
+
+afterEach(async () => {
+  await transport.close();
+});
+
+function threaded(extra: Partial<ThreadedTransportOptions> = {}): DeliveryTransport {
+  return createThreadedTransport({ allowPrivateDestinations: true, ca: destination.cert, threads: 1, ...extra });
+}
+
+function attempt(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
+  return { url, method: 'POST', headers: [], body: Buffer.from('{}'), timeoutMs: 5_000, ...overrides };
+}
+
+describe('threaded transport: outcomes', () => {
+  it('brings back a timeout with its phase', async () => {
+    transport = threaded();
+    destination.on('/late-headers', replies.delayedHeaders(60_000));
+    const { outcome } = await transport.send(attempt(`${destination.url}/late-headers`, { timeoutMs: 300 }));
+    expect(outcome).toEqual({ kind: 'timeout', phase: 'headers' });
+  });
+
+  it('brings back connection and TLS errors with their codes', async () => {
+    transport = threaded();
+    destination.on('/reset', replies.reset());
+    const reset = await transport.send(attempt(`${destination.url}/reset`));
+    expect(reset.outcome).toMatchObject({ kind: 'connection_error' });
+
+    const untrusting = createThreadedTransport({ allowPrivateDestinations: true, threads: 1 });
+    try {
+      const { outcome } = await untrusting.send(attempt(`${destination.url}/untrusted`));
+      expect(outcome).toMatchObject({ kind: 'tls_error', code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    } finally {
+      await untrusting.close();
+    }
+  });
+
+  it('refuses a private address on the thread as it does on the caller', async () => {
+    transport = createThreadedTransport({ allowPrivateDestinations: false, ca: destination.cert, threads: 1 });
+    const before = destination.connections.length;
+    const { outcome } = await transport.send(attempt(`${destination.url}/private`));
+    expect(outcome).toMatchObject({ kind: 'blocked' });
+    expect(destination.connections.length).toBe(before);
+  });
+});
+
+describe('threaded transport: aborting and closing', () => {
+  it('aborts an attempt in flight on the thread when the signal fires', async () => {
+    transport = threaded();
+    destination.on('/hang', replies.hang());
+    const controller = new AbortController();
+    const pending = transport.send(attempt(`${destination.url}/hang`, { signal: controller.signal, timeoutMs: 60_000 }));
+    await destination.waitForRequests('/hang', 1);
+    controller.abort();
+    expect((await pending).outcome).toEqual({ kind: 'aborted' });
+  });
+
+  it('does not start an attempt whose signal has already fired', async () => {
+    transport = threaded();
+    const { outcome } = await transport.send(attempt(`${destination.url}/pre-aborted`, { signal: AbortSignal.abort() }));
+    expect(outcome).toEqual({ kind: 'aborted' });
+    expect(destination.requestsTo('/pre-aborted')).toHaveLength(0);
+  });
+
+  it('hands back attempts still in flight when closed, and every later one', async () => {
+    transport = threaded();
+    destination.on('/hang-at-close', replies.hang());
+    const pending = transport.send(attempt(`${destination.url}/hang-at-close`, { timeoutMs: 60_000 }));
+    await destination.waitForRequests('/hang-at-close', 1);
+    await transport.close();
+    expect((await pending).outcome).toEqual({ kind: 'aborted' });
+    expect((await transport.send(attempt(`${destination.url}/after-close`))).outcome).toEqual({ kind: 'aborted' });
+    expect(destination.requestsTo('/after-close')).toHaveLength(0);
+  });
+});
+
+describe('threaded transport: several threads', () => {
+  it('delivers to several hosts at once, each attempt exactly once', async () => {
+    const others = await Promise.all([startDestination(), startDestination()]);
+    transport = threaded({ threads: 3 });
+    try {
+      const targets = [destination, ...others];
+      const sends = targets.flatMap((d, host) =>
+        Array.from({ length: 20 }, (_, i) => transport.send(attempt(`${d.url}/spread-${host}-${i}`, { body: Buffer.from(`${host}:${i}`) }))),
+      );
+      const results = await Promise.all(sends);
+      expect(results.every((r) => r.outcome.kind === 'response')).toBe(true);
+      targets.forEach((d, host) => {
+        for (let i = 0; i < 20; i++) {
+          const got = d.requestsTo(`/spread-${host}-${i}`);
+          expect(got).toHaveLength(1);
+          expect(got[0]!.body.toString()).toBe(`${host}:${i}`);
+        }
+      });
+    } finally {
+      await transport.close();
+      await Promise.all(others.map((d) => d.close()));
+    }
+  });
+
+  it('refuses a thread count below one', () => {
+    expect(() => createThreadedTransport({ allowPrivateDestinations: true, threads: 0 })).toThrow(RangeError);
+  });
+});
+
+// A refused port never accepts: the attempt ends on the thread with the code undici reports.
+it('threaded transport: a refused connection comes back as a connection error', async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  transport = threaded();
+  const { outcome } = await transport.send(attempt(`https://127.0.0.1:${port}/`));
+  expect(outcome).toMatchObject({ kind: 'connection_error', code: 'ECONNREFUSED' });
+});
