@@ -9,8 +9,6 @@ export interface OutboundRequest {
   readonly body: Uint8Array | null;
   /** The whole attempt (connect, headers, body) must finish within this. */
   readonly timeoutMs: number;
-  /** Aborts the attempt (shutdown); the outcome is then `aborted`. */
-  readonly signal?: AbortSignal;
 }
 
 /**
@@ -20,5 +18,11 @@ export interface OutboundRequest {
  */
 export interface DeliveryTransport {
   send(request: OutboundRequest): Promise<TimedOutcome>;
+  /**
+   * Stops every attempt started so far (shutdown): each ends `aborted`, to be handed back rather than recorded.
+   * One call for all of them, so an attempt costs no abort signal of its own.
+   */
+  abortInFlight(): void;
+  /** Ends what is in flight as `aborted`, and every later attempt too. */
   close(): Promise<void>;
 }

@@ -51,6 +51,7 @@ function startEngine(outcomes: AttemptOutcome[], retryBaseMs: number) {
     requests: store,
     transport: {
       send: async () => ({ outcome: outcomes.shift() ?? { kind: 'response', status: 200, retryAfter: null }, startedAt: Date.now(), durationMs: 1 }),
+      abortInFlight: () => undefined,
       close: async () => undefined,
     },
     clock: systemClock,

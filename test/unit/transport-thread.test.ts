@@ -63,21 +63,23 @@ describe('threaded transport: outcomes', () => {
 });
 
 describe('threaded transport: aborting and closing', () => {
-  it('aborts an attempt in flight on the thread when the signal fires', async () => {
+  it('aborts the attempts in flight on the thread, then runs later ones as usual', async () => {
     transport = threaded();
     destination.on('/hang', replies.hang());
-    const controller = new AbortController();
-    const pending = transport.send(attempt(`${destination.url}/hang`, { signal: controller.signal, timeoutMs: 60_000 }));
-    await destination.waitForRequests('/hang', 1);
-    controller.abort();
-    expect((await pending).outcome).toEqual({ kind: 'aborted' });
+    const pending = [1, 2].map(() => transport.send(attempt(`${destination.url}/hang`, { timeoutMs: 60_000 })));
+    await destination.waitForRequests('/hang', 2);
+    transport.abortInFlight();
+    for (const p of pending) expect((await p).outcome).toEqual({ kind: 'aborted' });
+    expect((await transport.send(attempt(`${destination.url}/after-abort`))).outcome).toMatchObject({ kind: 'response', status: 200 });
   });
 
-  it('does not start an attempt whose signal has already fired', async () => {
+  it('aborts an attempt handed over in the same turn, before it reached the thread', async () => {
     transport = threaded();
-    const { outcome } = await transport.send(attempt(`${destination.url}/pre-aborted`, { signal: AbortSignal.abort() }));
-    expect(outcome).toEqual({ kind: 'aborted' });
-    expect(destination.requestsTo('/pre-aborted')).toHaveLength(0);
+    await transport.send(attempt(`${destination.url}/warm`));
+    destination.on('/hang-same-turn', replies.hang());
+    const pending = transport.send(attempt(`${destination.url}/hang-same-turn`, { timeoutMs: 60_000 }));
+    transport.abortInFlight();
+    expect((await pending).outcome).toEqual({ kind: 'aborted' });
   });
 
   it('hands back attempts still in flight when closed, and every later one', async () => {

@@ -12,9 +12,9 @@ export interface AttemptSettings {
   readonly userAgent: string | undefined;
 }
 
-/** One delivery attempt through `agent`, bounded by the request's deadline and signal. */
-export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: AttemptSettings): Promise<AttemptOutcome> {
-  if (req.signal?.aborted) return { kind: 'aborted' };
+/** One delivery attempt through `agent`, bounded by the request's deadline and by `signal` (shutdown). */
+export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: AttemptSettings, signal: AbortSignal): Promise<AttemptOutcome> {
+  if (signal.aborted) return { kind: 'aborted' };
   const url = new URL(req.url);
   // Guard (a): the lookup hook never runs for an address literal, so it is judged here, before any connection.
   const literal = literalAddress(url.hostname);
@@ -35,7 +35,7 @@ export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settin
   };
   const deadline = setTimeout(() => halt({ kind: 'timeout', phase: tracker.phase }), budgetMs);
   const onCallerAbort = (): void => halt({ kind: 'aborted' });
-  req.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  signal.addEventListener('abort', onCallerAbort, { once: true });
 
   // undici only notices an abort once a request is handed a connection, so a request still waiting for one would
   // outlive its deadline: the race answers on time and the abandoned exchange winds down by itself.
@@ -47,7 +47,7 @@ export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settin
     return await Promise.race([exchange, stopped]);
   } finally {
     clearTimeout(deadline);
-    req.signal?.removeEventListener('abort', onCallerAbort);
+    signal.removeEventListener('abort', onCallerAbort);
   }
 }
 

@@ -10,12 +10,6 @@ export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lo
   readonly threads: number;
 }
 
-interface Pending {
-  readonly resolve: (outcome: TimedOutcome) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
-}
-
 /**
  * The HTTP transport run on delivery threads. The attempts the engine starts in one turn reach a thread as one
  * message and their outcomes come back batched the same way, so the main thread pays a structured clone per attempt
@@ -31,8 +25,11 @@ export function createThreadedTransport(opts: ThreadedTransportOptions): Deliver
   let closing: Promise<void> | null = null;
   return {
     send(req: OutboundRequest): Promise<TimedOutcome> {
-      if (closing !== null || req.signal?.aborted === true) return Promise.resolve(aborted());
+      if (closing !== null) return Promise.resolve(aborted());
       return threads[count === 1 ? 0 : threadOf(req.url, count)]!.send(req);
+    },
+    abortInFlight(): void {
+      for (const t of threads) t.abortInFlight();
     },
     close(): Promise<void> {
       closing ??= Promise.all(threads.map((t) => t.close())).then(() => undefined);
@@ -44,7 +41,7 @@ export function createThreadedTransport(opts: ThreadedTransportOptions): Deliver
 class DeliveryThread {
   private worker: Worker | null = null;
   private exited: Promise<void> = Promise.resolve();
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, (outcome: TimedOutcome) => void>();
   private nextId = 1;
   private outbox: ThreadSend[] = [];
   private flushScheduled = false;
@@ -54,13 +51,10 @@ class DeliveryThread {
   send(req: OutboundRequest): Promise<TimedOutcome> {
     const worker = this.running();
     const id = this.nextId++;
-    const { signal, ...request } = req;
     return new Promise<TimedOutcome>((resolve) => {
-      const onAbort = signal === undefined ? undefined : (): void => this.abort(worker, id);
-      signal?.addEventListener('abort', onAbort!, { once: true });
-      this.pending.set(id, { resolve, signal, onAbort });
+      this.pending.set(id, resolve);
       if (this.pending.size === 1) worker.ref();
-      this.outbox.push({ id, request });
+      this.outbox.push({ id, request: req });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         queueMicrotask(() => this.flush(worker));
@@ -68,9 +62,18 @@ class DeliveryThread {
     });
   }
 
+  /** Attempts handed over in this turn are sent first, so the abort reaches them too. */
+  abortInFlight(): void {
+    const worker = this.worker;
+    if (worker === null) return;
+    this.flush(worker);
+    worker.postMessage('abort' satisfies ToTransportThread);
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     if (worker === null) return;
+    this.flush(worker);
     this.worker = null;
     worker.ref();
     worker.postMessage('close' satisfies ToTransportThread);
@@ -98,16 +101,10 @@ class DeliveryThread {
   private flush(worker: Worker): void {
     this.flushScheduled = false;
     const sends = this.outbox;
+    // Gone between send and flush: its exit handed these back already. Flushed early: nothing left to send.
+    if (this.worker !== worker || sends.length === 0) return;
     this.outbox = [];
-    if (this.worker !== worker) {
-      // The thread went away between send and flush: its exit handed these back already.
-      return;
-    }
     worker.postMessage({ sends } satisfies ToTransportThread);
-  }
-
-  private abort(worker: Worker, id: number): void {
-    if (this.pending.has(id) && this.worker === worker) worker.postMessage({ abort: id } satisfies ToTransportThread);
   }
 
   private settle(batch: FromTransportThread): void {
@@ -115,12 +112,11 @@ class DeliveryThread {
   }
 
   private finish(id: number, outcome: TimedOutcome): void {
-    const p = this.pending.get(id);
-    if (p === undefined) return;
+    const resolve = this.pending.get(id);
+    if (resolve === undefined) return;
     this.pending.delete(id);
-    if (p.onAbort !== undefined) p.signal?.removeEventListener('abort', p.onAbort);
     if (this.pending.size === 0) this.worker?.unref();
-    p.resolve(outcome);
+    resolve(outcome);
   }
 
   /** Everything the thread had, or had not been handed yet, goes back to the engine to be queued again. */

@@ -8,14 +8,11 @@ export type TransportThreadData = Omit<HttpTransportOptions, 'lookup' | 'tcpConn
 /** One attempt handed to a delivery thread; `id` pairs it with its outcome. */
 export interface ThreadSend {
   readonly id: number;
-  readonly request: Omit<OutboundRequest, 'signal'>;
+  readonly request: OutboundRequest;
 }
 
-/**
- * Main thread to delivery thread: the attempts started in one turn, the attempts to abort, or `close` once no
- * attempt is in flight any more.
- */
-export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | { readonly abort: number } | 'close';
+/** Main thread to delivery thread: the attempts started in one turn, `abort` of all in flight, or `close`. */
+export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | 'abort' | 'close';
 
 /** Delivery thread to main thread: the outcomes of the attempts that ended in one turn. */
 export type FromTransportThread = ReadonlyArray<readonly [id: number, outcome: TimedOutcome]>;

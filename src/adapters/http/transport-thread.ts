@@ -8,29 +8,24 @@ import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThrea
 if (parentPort === null) throw new Error('The delivery thread runs only as a worker thread.');
 const port = parentPort;
 const transport = createHttpTransport(workerData as TransportThreadData);
-const running = new Map<number, AbortController>();
 let finished: Array<readonly [number, TimedOutcome]> = [];
 let replyScheduled = false;
 
 port.on('message', (message: ToTransportThread) => {
-  if (message === 'close') void close();
-  else if ('abort' in message) running.get(message.abort)?.abort();
+  if (message === 'close') void transport.close().then(() => port.close());
+  else if (message === 'abort') transport.abortInFlight();
   else for (const send of message.sends) void run(send);
 });
 
 async function run({ id, request }: ThreadSend): Promise<void> {
-  const controller = new AbortController();
-  running.set(id, controller);
   let timed: TimedOutcome;
   try {
-    timed = await transport.send({ ...request, signal: controller.signal });
+    timed = await transport.send(request);
   } catch (err) {
     // The transport reports everything a destination does as an outcome; this is a fault of Ferry's own, and the
     // attempt is handed back rather than recorded.
     console.error('delivery thread: attempt failed', err);
     timed = { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
-  } finally {
-    running.delete(id);
   }
   finished.push([id, timed]);
   if (!replyScheduled) {
@@ -45,10 +40,4 @@ function reply(): void {
   const batch: FromTransportThread = finished;
   finished = [];
   port.postMessage(batch);
-}
-
-async function close(): Promise<void> {
-  for (const controller of running.values()) controller.abort();
-  await transport.close();
-  port.close();
 }

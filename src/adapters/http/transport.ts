@@ -54,21 +54,31 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
     connections: opts.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
   });
   let closing: Promise<void> | null = null;
+  // Aborted and replaced by abortInFlight: attempts started before it share this one, later ones the next.
+  let inFlight = new AbortController();
 
-  return {
+  const transport: DeliveryTransport = {
     async send(req: OutboundRequest): Promise<TimedOutcome> {
+      if (closing !== null) return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
       const startedAt = Date.now();
       const started = performance.now();
-      const outcome = await runAttempt(agent, req, settings);
+      const outcome = await runAttempt(agent, req, settings, inFlight.signal);
       return { outcome, startedAt, durationMs: Math.round(performance.now() - started) };
+    },
+    abortInFlight(): void {
+      const stopping = inFlight;
+      inFlight = new AbortController();
+      stopping.abort();
     },
     close(): Promise<void> {
       // undici refuses a second close; shutdown paths may well call this more than once.
       closing ??= (async () => {
+        transport.abortInFlight();
         connector.close();
         await agent.close();
       })();
       return closing;
     },
   };
+  return transport;
 }

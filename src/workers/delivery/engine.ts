@@ -1,5 +1,4 @@
 import type { Clock } from '../../domain/clock.js';
-import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
@@ -51,7 +50,6 @@ const EMPTY_LOOK_RETRY_MS = 10;
 export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
   private readonly waiting = new WaitingRoom();
-  private readonly inFlight = new Map<string, AbortController>();
   private readonly settled = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires; +Infinity when none is armed. */
@@ -70,6 +68,8 @@ export class DeliveryEngine {
   private ticking = false;
   private again = false;
   private stopping = false;
+  /** Set once the shutdown grace ran out: attempts in flight were aborted, and none may start after them. */
+  private aborting = false;
 
   /** Free slots worth a claim of their own when attempts finish. */
   private readonly claimBatch: number;
@@ -111,7 +111,8 @@ export class DeliveryEngine {
     this.disarm();
     await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
     const deadline = setTimeout(() => {
-      for (const controller of this.inFlight.values()) controller.abort();
+      this.aborting = true;
+      this.o.transport.abortInFlight();
     }, graceMs);
     while (this.settled.size > 0) await Promise.all([...this.settled]);
     clearTimeout(deadline);
@@ -233,20 +234,15 @@ export class DeliveryEngine {
       await this.cancelWithoutAttempt(claimed);
       return;
     }
-    const controller = new AbortController();
-    this.inFlight.set(claimed.id, controller);
-    let outcome: AttemptOutcome;
-    let startedAt: number;
-    let durationMs: number;
-    try {
-      const secrets = await this.o.signingSecrets(claimed.projectId);
-      const now = this.o.clock.now();
-      this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber });
-      const request = { ...outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent), signal: controller.signal };
-      ({ outcome, startedAt, durationMs } = await this.o.transport.send(request));
-    } finally {
-      this.inFlight.delete(claimed.id);
+    const secrets = await this.o.signingSecrets(claimed.projectId);
+    if (this.aborting) {
+      // The shutdown grace ran out while the secrets were read: the attempt is not started at all.
+      await this.handBack(claimed, 0);
+      return;
     }
+    const now = this.o.clock.now();
+    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber });
+    const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
     if (outcome.kind === 'aborted') {
       await this.handBack(claimed, 0);
       return;
