@@ -110,7 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: int(env, 'FERRY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       caFile: env.FERRY_DELIVERY_CA_FILE || null,
       idlePollMs: int(env, 'FERRY_DELIVERY_IDLE_POLL_MS', 1000, 10, 60_000),
-      threads: int(env, 'FERRY_DELIVERY_THREADS', 1, 0, 64),
+      threads: int(env, 'FERRY_DELIVERY_THREADS', 0, 0, 64),
     }),
   });
 }

@@ -3,7 +3,8 @@ import { Api, eventually } from '../support/api-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 
-describe('delivery across crashes and shutdowns', () => {
+// Attempts run on the main thread (the default) and on a delivery thread: both must keep every promise here.
+describe.each(['0', '1'])('delivery across crashes and shutdowns (FERRY_DELIVERY_THREADS=%s)', (threads) => {
   let dest: Destination;
   beforeAll(async () => {
     dest = await startDestination();
@@ -16,6 +17,7 @@ describe('delivery across crashes and shutdowns', () => {
     FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
     FERRY_DELIVERY_CA_FILE: dest.certFile,
     FERRY_RETRY_BASE_MS: '20',
+    FERRY_DELIVERY_THREADS: threads,
   });
 
   it('delivers every accepted request after kill -9 at a random moment, and leaves none stuck', async () => {

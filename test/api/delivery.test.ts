@@ -19,7 +19,8 @@ interface Detail {
   attempts: Attempt[];
 }
 
-describe('delivery', () => {
+// Attempts run on the main thread (the default) and on a delivery thread: both must keep every promise here.
+describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
   let dest: Destination;
   let ferry: FerryProcess;
   let api: Api;
@@ -35,6 +36,7 @@ describe('delivery', () => {
         FERRY_DELIVERY_CA_FILE: dest.certFile,
         FERRY_RETRY_BASE_MS: '40',
         FERRY_AUTH_CACHE_MS: '0',
+        FERRY_DELIVERY_THREADS: threads,
       },
     });
     const project = await createProject(ferry.dataDir);

@@ -22,6 +22,9 @@ export function createThreadedTransport(opts: ThreadedTransportOptions): Deliver
   const data: TransportThreadData = ca === undefined ? rest : { ...rest, ca: ca.toString() };
   if (!Number.isInteger(count) || count < 1) throw new RangeError('A threaded transport needs at least one thread.');
   const threads = Array.from({ length: count }, () => new DeliveryThread(data));
+  // Started now rather than at the first attempt: loading a thread's code takes long enough to make the first
+  // requests that fall due late.
+  for (const t of threads) t.start();
   let closing: Promise<void> | null = null;
   return {
     send(req: OutboundRequest): Promise<TimedOutcome> {
@@ -47,6 +50,10 @@ class DeliveryThread {
   private flushScheduled = false;
 
   constructor(private readonly data: TransportThreadData) {}
+
+  start(): void {
+    this.running();
+  }
 
   send(req: OutboundRequest): Promise<TimedOutcome> {
     const worker = this.running();
