@@ -12,9 +12,14 @@ export interface AttemptSettings {
   readonly userAgent: string | undefined;
 }
 
-/** One delivery attempt through `agent`, bounded by the request's deadline and by `signal` (shutdown). */
-export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: AttemptSettings, signal: AbortSignal): Promise<AttemptOutcome> {
-  if (signal.aborted) return { kind: 'aborted' };
+/**
+ * Stops for the attempts in flight (shutdown). A set rather than one shared AbortSignal: hundreds of attempts
+ * adding and removing listeners on one signal pay a scan of its listener list each time.
+ */
+export type InFlightAttempts = Set<() => void>;
+
+/** One delivery attempt through `agent`, bounded by the request's deadline; `inFlight` holds its stop meanwhile. */
+export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: AttemptSettings, inFlight: InFlightAttempts): Promise<AttemptOutcome> {
   const url = new URL(req.url);
   // Guard (a): the lookup hook never runs for an address literal, so it is judged here, before any connection.
   const literal = literalAddress(url.hostname);
@@ -35,7 +40,7 @@ export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settin
   };
   const deadline = setTimeout(() => halt({ kind: 'timeout', phase: tracker.phase }), budgetMs);
   const onCallerAbort = (): void => halt({ kind: 'aborted' });
-  signal.addEventListener('abort', onCallerAbort, { once: true });
+  inFlight.add(onCallerAbort);
 
   // undici only notices an abort once a request is handed a connection, so a request still waiting for one would
   // outlive its deadline: the race answers on time and the abandoned exchange winds down by itself.
@@ -47,7 +52,7 @@ export async function runAttempt(agent: Dispatcher, req: OutboundRequest, settin
     return await Promise.race([exchange, stopped]);
   } finally {
     clearTimeout(deadline);
-    signal.removeEventListener('abort', onCallerAbort);
+    inFlight.delete(onCallerAbort);
   }
 }
 

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import type { TimedOutcome } from '../../domain/delivery/outcome.js';
 import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-transport.js';
-import { runAttempt, type AttemptSettings } from './attempt.js';
+import { runAttempt, type AttemptSettings, type InFlightAttempts } from './attempt.js';
 import { createGuardedConnector, type TcpConnect } from './guarded-connector.js';
 import { createGuardedLookup } from './guarded-lookup.js';
 import { secureContextWithExtraCa } from './trust-store.js';
@@ -54,21 +54,20 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
     connections: opts.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
   });
   let closing: Promise<void> | null = null;
-  // Aborted and replaced by abortInFlight: attempts started before it share this one, later ones the next.
-  let inFlight = new AbortController();
+  const inFlight: InFlightAttempts = new Set();
 
   const transport: DeliveryTransport = {
     async send(req: OutboundRequest): Promise<TimedOutcome> {
       if (closing !== null) return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
       const startedAt = Date.now();
       const started = performance.now();
-      const outcome = await runAttempt(agent, req, settings, inFlight.signal);
+      const outcome = await runAttempt(agent, req, settings, inFlight);
       return { outcome, startedAt, durationMs: Math.round(performance.now() - started) };
     },
     abortInFlight(): void {
-      const stopping = inFlight;
-      inFlight = new AbortController();
-      stopping.abort();
+      const stopping = [...inFlight];
+      inFlight.clear();
+      for (const stop of stopping) stop();
     },
     close(): Promise<void> {
       // undici refuses a second close; shutdown paths may well call this more than once.
