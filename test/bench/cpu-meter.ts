@@ -27,6 +27,8 @@ export interface CpuUse {
   /** Busy share of the whole machine, 0..1. */
   readonly machine: number;
   readonly cpus: number;
+  /** Length of the interval. */
+  readonly seconds: number;
 }
 
 /** Measures CPU use of named processes between `start` and `stop`. */
@@ -43,7 +45,7 @@ export function cpuMeter(targets: ReadonlyArray<readonly [string, number | null 
         const now = pid == null ? null : processTicks(pid);
         return [name, t === null || now === null ? NaN : (now - t) / TICKS_PER_SECOND / seconds] as const;
       });
-      return { cores, machine: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total), cpus };
+      return { cores, machine: (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total), cpus, seconds };
     },
   };
 }

@@ -111,7 +111,6 @@ async function throughput(): Promise<void> {
     const acceptMs = Date.now() - acceptStart;
     await waitUntil(() => dest.arrivalsAt('/t').length >= total, 300_000);
     const cpu = meter.stop();
-    const busyMs = Date.now() - acceptStart;
     const got = dest.arrivalsAt('/t');
     const first = got[0]!.receivedAt;
     const last = got.at(-1)!.receivedAt;
@@ -122,8 +121,8 @@ async function throughput(): Promise<void> {
         `delivered ${got.length} in ${last - first} ms = ${Math.round((got.length / (last - first)) * 1000)} deliveries/s; ` +
         `sampled succeeded: ${checked === total ? 'all' : checked}`,
     );
-    // CPU time per request is steadier than the rate on a shared machine: it does not depend on who else ran.
-    const perRequest = (name: string) => Math.round((coresOf(cpu, name) * busyMs * 1000) / total);
+    // CPU time per request moves less from run to run than the rate does on a machine shared with the receiver.
+    const perRequest = (name: string) => Math.round((coresOf(cpu, name) * cpu.seconds * 1e6) / total);
     console.log(`  cpu: ${formatCpu(cpu)}; per request (accept + delivery): ferry ${perRequest('ferry')} µs, bench ${perRequest('bench')} µs`);
   } finally {
     await ferry.stop();

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createThreadedTransport, type ThreadedTransportOptions } from '../../src/adapters/http/threaded-transport.js';
+import { createHttpTransport } from '../../src/adapters/http/transport.js';
 import type { DeliveryTransport, OutboundRequest } from '../../src/ports/delivery-transport.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 
@@ -59,6 +60,20 @@ describe('threaded transport: outcomes', () => {
     const { outcome } = await transport.send(attempt(`${destination.url}/private`));
     expect(outcome).toMatchObject({ kind: 'blocked' });
     expect(destination.connections.length).toBe(before);
+  });
+});
+
+describe('threaded transport: faults of its own', () => {
+  it('fails an attempt the transport cannot run, as the calling thread would, and serves the next one', async () => {
+    transport = threaded();
+    const inThread = createHttpTransport({ allowPrivateDestinations: true });
+    try {
+      await expect(inThread.send(attempt('not a url'))).rejects.toThrow();
+    } finally {
+      await inThread.close();
+    }
+    await expect(transport.send(attempt('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
+    expect((await transport.send(attempt(`${destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
   });
 });
 

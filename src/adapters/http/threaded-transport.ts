@@ -2,7 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import type { TimedOutcome } from '../../domain/delivery/outcome.js';
 import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-transport.js';
 import { startWorkerThread } from '../worker-thread.js';
-import type { HttpTransportOptions } from './transport.js';
+import { abortedAttempt, type HttpTransportOptions } from './transport.js';
 import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThreadData } from './transport-thread-protocol.js';
 
 export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lookup' | 'tcpConnect'> {
@@ -13,8 +13,9 @@ export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lo
 /**
  * The HTTP transport run on delivery threads. The attempts the engine starts in one turn reach a thread as one
  * message and their outcomes come back batched the same way, so the main thread pays a structured clone per attempt
- * instead of the TLS, HTTP and socket work. A thread that dies hands its attempts back as `aborted` (the engine
- * queues them again) and is replaced on the next attempt.
+ * instead of the TLS, HTTP and socket work. An attempt fails (rejects) where it would have failed on the calling
+ * thread, and so does every attempt of a thread that dies; the thread is replaced on the next attempt. On close,
+ * attempts still in flight end `aborted`.
  */
 export function createThreadedTransport(opts: ThreadedTransportOptions): DeliveryTransport {
   const { threads: count, ca, ...rest } = opts;
@@ -28,7 +29,7 @@ export function createThreadedTransport(opts: ThreadedTransportOptions): Deliver
   let closing: Promise<void> | null = null;
   return {
     send(req: OutboundRequest): Promise<TimedOutcome> {
-      if (closing !== null) return Promise.resolve(aborted());
+      if (closing !== null) return Promise.resolve(abortedAttempt());
       return threads[count === 1 ? 0 : threadOf(req.url, count)]!.send(req);
     },
     abortInFlight(): void {
@@ -44,7 +45,7 @@ export function createThreadedTransport(opts: ThreadedTransportOptions): Deliver
 class DeliveryThread {
   private worker: Worker | null = null;
   private exited: Promise<void> = Promise.resolve();
-  private readonly pending = new Map<number, (outcome: TimedOutcome) => void>();
+  private readonly pending = new Map<number, Settler>();
   private nextId = 1;
   private outbox: ThreadSend[] = [];
   private flushScheduled = false;
@@ -58,8 +59,8 @@ class DeliveryThread {
   send(req: OutboundRequest): Promise<TimedOutcome> {
     const worker = this.running();
     const id = this.nextId++;
-    return new Promise<TimedOutcome>((resolve) => {
-      this.pending.set(id, resolve);
+    return new Promise<TimedOutcome>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
       this.outbox.push({ id, request: req });
       if (!this.flushScheduled) {
@@ -93,11 +94,14 @@ class DeliveryThread {
     worker.unref();
     worker.on('message', (batch: FromTransportThread) => this.settle(batch));
     // An error event is followed by the exit event, which settles what the thread still had.
-    worker.on('error', (err) => console.error('delivery thread failed', err));
+    let failure: unknown = null;
+    worker.on('error', (err) => (failure = err));
     this.exited = new Promise((resolve) => {
-      worker.once('exit', () => {
-        if (this.worker === worker) this.worker = null;
-        this.handBackAll();
+      worker.once('exit', (code) => {
+        // close() lets go of the thread first; any other exit is a failure of the thread itself.
+        const closed = this.worker !== worker;
+        if (!closed) this.worker = null;
+        this.settleAll(closed ? null : new Error(`The delivery thread stopped (${failure === null ? `exit code ${code}` : String(failure)}).`, { cause: failure }));
         resolve();
       });
     });
@@ -115,26 +119,30 @@ class DeliveryThread {
   }
 
   private settle(batch: FromTransportThread): void {
-    for (const [id, outcome] of batch) this.finish(id, outcome);
+    for (const [id, outcome, fault] of batch) {
+      this.finish(id, outcome ?? new Error(`The delivery thread failed an attempt: ${fault ?? 'no reason given'}`));
+    }
   }
 
-  private finish(id: number, outcome: TimedOutcome): void {
-    const resolve = this.pending.get(id);
-    if (resolve === undefined) return;
+  private finish(id: number, result: TimedOutcome | Error): void {
+    const settler = this.pending.get(id);
+    if (settler === undefined) return;
     this.pending.delete(id);
     if (this.pending.size === 0) this.worker?.unref();
-    resolve(outcome);
+    if (result instanceof Error) settler.reject(result);
+    else settler.resolve(result);
   }
 
-  /** Everything the thread had, or had not been handed yet, goes back to the engine to be queued again. */
-  private handBackAll(): void {
+  /** What the thread had, or had not been handed yet: aborted after a close, failed with `failure` otherwise. */
+  private settleAll(failure: Error | null): void {
     this.outbox = [];
-    for (const id of [...this.pending.keys()]) this.finish(id, aborted());
+    for (const id of [...this.pending.keys()]) this.finish(id, failure ?? abortedAttempt());
   }
 }
 
-function aborted(): TimedOutcome {
-  return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
+interface Settler {
+  readonly resolve: (outcome: TimedOutcome) => void;
+  readonly reject: (err: Error) => void;
 }
 
 /** A stable thread per destination host, so each host's connections live in one pool. */

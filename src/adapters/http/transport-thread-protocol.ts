@@ -14,5 +14,8 @@ export interface ThreadSend {
 /** Main thread to delivery thread: the attempts started in one turn, `abort` of all in flight, or `close`. */
 export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | 'abort' | 'close';
 
-/** Delivery thread to main thread: the outcomes of the attempts that ended in one turn. */
-export type FromTransportThread = ReadonlyArray<readonly [id: number, outcome: TimedOutcome]>;
+/**
+ * Delivery thread to main thread: the outcomes of the attempts that ended in one turn. An attempt the transport
+ * failed on (a fault of Ferry's own, never something a destination did) comes back with the error's text instead.
+ */
+export type FromTransportThread = ReadonlyArray<readonly [id: number, outcome: TimedOutcome] | readonly [id: number, outcome: null, fault: string]>;

@@ -58,7 +58,7 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
 
   const transport: DeliveryTransport = {
     async send(req: OutboundRequest): Promise<TimedOutcome> {
-      if (closing !== null) return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
+      if (closing !== null) return abortedAttempt();
       const startedAt = Date.now();
       const started = performance.now();
       const outcome = await runAttempt(agent, req, settings, inFlight);
@@ -80,4 +80,9 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
     },
   };
   return transport;
+}
+
+/** The outcome of an attempt stopped by Ferry itself (shutdown, close) before or while it ran. */
+export function abortedAttempt(): TimedOutcome {
+  return { outcome: { kind: 'aborted' }, startedAt: Date.now(), durationMs: 0 };
 }
