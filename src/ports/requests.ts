@@ -34,6 +34,9 @@ export type { RequestPatch } from '../domain/request.js';
  */
 export type ShardScope = readonly number[];
 
+/** Where a recorded attempt left its request. */
+export type RecordedState = Pick<StoredRequest, 'status' | 'dueAt' | 'version'>;
+
 /**
  * Durable storage of requests and their attempts. Every write resolves only once it is durable. Conditional
  * updates compare the stored version and fail with a typed `VersionConflict` instead of overwriting.
@@ -56,6 +59,8 @@ export interface RequestStore {
   /**
    * Stores a completed attempt of request `id` and applies `patch` to the request, as one atomic write under the
    * same condition as `update`: on `VersionConflict` neither is stored. `attempt.requestId` must equal `id`.
+   * Answers only the state the request was left in, not the whole request: this is the delivery hot path, and
+   * the request's body and headers would be read and copied for nothing.
    */
   recordAttempt(
     projectId: string,
@@ -63,7 +68,7 @@ export interface RequestStore {
     expectedVersion: number,
     attempt: AttemptRecord,
     patch: RequestPatch,
-  ): Promise<StoredRequest>;
+  ): Promise<RecordedState>;
   /**
    * Claims up to `limit` due requests of any project for delivery, oldest `dueAt` first, and returns them as
    * claimed: `queued` and `scheduled` requests with `dueAt <= now`, and `delivering` requests whose lease ran out

@@ -1,7 +1,7 @@
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { allShards } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
-import { VersionConflict, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
+import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import { RequestChanges, definedFields, type ChangeExtras } from './request-changes.js';
 import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
@@ -143,10 +143,13 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'updating a request'));
   }
 
-  recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<StoredRequest> {
+  recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
     const also = [insertAttempt(this.session, attempt)];
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { also, attempt }));
+    return this.inFlight.run(async () => {
+      const { status, dueAt, version } = await this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { also, attempt });
+      return { status, dueAt, version };
+    });
   }
 
   claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<StoredRequest[]> {

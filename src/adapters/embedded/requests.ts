@@ -1,5 +1,5 @@
 import { TERMINAL_STATUSES, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
-import type { RequestListQuery, RequestPatch, RequestStore } from '../../ports/requests.js';
+import type { RecordedState, RequestListQuery, RequestPatch, RequestStore } from '../../ports/requests.js';
 import type { EmbeddedDatabase } from './database.js';
 import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
@@ -66,7 +66,7 @@ export class EmbeddedRequestStore implements RequestStore {
     expectedVersion: number,
     attempt: AttemptRecord,
     patch: RequestPatch,
-  ): Promise<StoredRequest> {
+  ): Promise<RecordedState> {
     if (attempt.requestId !== id) throw new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`);
     return this.db.write('recordAttempt', { projectId, id, expectedVersion, attempt, patch });
   }

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
-import { VersionConflict, type RequestPatch } from '../../ports/requests.js';
+import { VersionConflict, type RecordedState, type RequestPatch } from '../../ports/requests.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
@@ -41,14 +41,14 @@ export const writeOps = {
   },
 
   updateRequest(db: Connection, a: UpdateArgs): StoredRequest {
-    return applyPatch(db, a);
+    return requestFromValues(applyPatch(db, a, REQUEST_SELECT_LIST));
   },
 
-  recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): StoredRequest {
+  recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): RecordedState {
     // The conditional update goes first: on conflict the op stops before the attempt is stored.
-    const updated = applyPatch(db, a);
+    const [status, dueAt, version] = applyPatch(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
     insertAttempt(db.statement(INSERT_ATTEMPT), a.projectId, a.attempt);
-    return updated;
+    return { status, dueAt, version };
   },
 
   claimDue(db: Connection, a: { readonly now: number; readonly limit: number; readonly leaseUntil: number }): StoredRequest[] {
@@ -146,8 +146,11 @@ export type WriteOpName = keyof WriteOps;
 export type WriteArgs<N extends WriteOpName> = Parameters<WriteOps[N]>[1];
 export type WriteResult<N extends WriteOpName> = ReturnType<WriteOps[N]>;
 
-/** Throws VersionConflict so the op's savepoint undoes everything it did. */
-function applyPatch(db: Connection, a: UpdateArgs): StoredRequest {
+/**
+ * Returns the updated row's `returning` columns as raw values. Throws VersionConflict so the op's savepoint undoes
+ * everything it did.
+ */
+function applyPatch(db: Connection, a: UpdateArgs, returning: string): unknown[] {
   const values: Array<string | number | null> = [];
   let sets = '';
   for (const field of PATCH_FIELDS) {
@@ -157,12 +160,12 @@ function applyPatch(db: Connection, a: UpdateArgs): StoredRequest {
     values.push(value);
   }
   const sql = `UPDATE requests SET ${sets}version = version + 1
-    WHERE id = ? AND project_id = ? AND version = ? RETURNING ${REQUEST_SELECT_LIST}`;
-  const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion);
+    WHERE id = ? AND project_id = ? AND version = ? RETURNING ${returning}`;
+  const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion) as unknown[] | undefined;
   if (row === undefined) {
     throw new VersionConflict(`Request ${a.id} is not at version ${a.expectedVersion} in project ${a.projectId}.`);
   }
-  return requestFromValues(row);
+  return row;
 }
 
 export function idempotencyFromValues(v: unknown): IdempotencyRecord {

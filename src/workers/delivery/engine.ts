@@ -271,9 +271,9 @@ export class DeliveryEngine {
     for (let tries = 0; tries < 5; tries++) {
       const { attempt, patch } = settlement(current, attemptNumber, decision, timing);
       try {
-        const stored = await this.o.requests.recordAttempt(current.projectId, current.id, current.version, attempt, patch);
-        this.dueAgainAt(stored.dueAt);
-        this.emit({ type: 'attempt_finished', requestId: stored.id, attemptNumber, requestStatus: stored.status });
+        const recorded = await this.o.requests.recordAttempt(current.projectId, current.id, current.version, attempt, patch);
+        this.dueAgainAt(recorded.dueAt);
+        this.emit({ type: 'attempt_finished', requestId: current.id, attemptNumber, requestStatus: recorded.status });
         return;
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;

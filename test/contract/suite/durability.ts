@@ -13,7 +13,8 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       await first.projects.createProject(project);
       await first.projects.createApiKey(key);
       await first.requests.insertMany([r]);
-      const updated = await first.requests.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+      await first.requests.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+      const updated = await first.requests.get(PROJECT_A, r.id);
       await first.idempotency.claimAll([{ projectId: PROJECT_A, key: 'k', fingerprint: 'f', claimedAt: T0, expiresAt: T0 + 1, plan: null }], T0);
       await first.idempotency.completeAll(PROJECT_A, [{ key: 'k', outcome: '"done"' }]);
       await first.usage.reserve(PROJECT_A, '2030-01', 3, 10);

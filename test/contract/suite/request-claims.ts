@@ -73,7 +73,7 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
         dueAt: null,
         attemptCount: 1,
       });
-      expect(done.status).toBe('succeeded');
+      expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: reclaimed!.version + 1 });
       expect(await store().claimDue(now + 10 * LEASE, 10, now + 11 * LEASE)).toEqual([]);
     });
 

@@ -169,7 +169,8 @@ export function describeRequestStoreContract(makeBackend: BackendFactory): void 
         attemptCount: 1,
         dueAt: retry.nextAttemptAt,
       });
-      expect(afterFirst).toMatchObject({ status: 'queued', attemptCount: 1, dueAt: retry.nextAttemptAt, version: 2 });
+      expect(afterFirst).toStrictEqual({ status: 'queued', dueAt: retry.nextAttemptAt, version: 2 });
+      expect(await store().get(PROJECT_A, r.id)).toMatchObject({ status: 'queued', attemptCount: 1, dueAt: retry.nextAttemptAt, version: 2 });
 
       const second = anAttempt(r.id, 2, { status: 'timed_out', responseStatusCode: null, errorMessage: 'timed out after 50s' });
       const third = anAttempt(r.id, 3, { status: 'succeeded', responseStatusCode: 204 });
