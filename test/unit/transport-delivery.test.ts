@@ -124,6 +124,16 @@ describe.each(TRANSPORTS)('http transport %s', (_where, create) => {
       expect((await transport.send(attempt('/retry-junk'))).outcome).toEqual({ kind: 'response', status: 503, retryAfter: 'soon-ish' });
     });
 
+    it('reports the final response, not an informational one before it', async () => {
+      transport = trustingTransport();
+      destination.on('/early-hints', ({ res }) => {
+        res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+        res.writeHead(503, { 'Retry-After': '7' }).end();
+      });
+      const { outcome } = await transport.send(attempt('/early-hints'));
+      expect(outcome).toEqual({ kind: 'response', status: 503, retryAfter: '7' });
+    });
+
     it.each([301, 302, 303, 307, 308])('reports a %i as a response and does not follow its Location', async (status) => {
       transport = trustingTransport();
       destination.on(`/moved-${status}`, replies.redirect(status, `${destination.url}/target-${status}`));

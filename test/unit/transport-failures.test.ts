@@ -72,6 +72,19 @@ describe('http transport: timeouts', () => {
     expect(outcome).toEqual({ kind: 'timeout', phase: 'connect' });
   });
 
+  it('reports the connect phase for an attempt still waiting for a free connection, and never sends it', async () => {
+    transport = trustingTransport({ connectionsPerOrigin: 1 });
+    destination.on('/holding', replies.delayedHeaders(600));
+    const holding = transport.send(attempt(`${destination.url}/holding`));
+    await destination.waitForRequests('/holding', 1);
+    const { outcome } = await transport.send(attempt(`${destination.url}/queued`, { timeoutMs: 100 }));
+    expect(outcome).toEqual({ kind: 'timeout', phase: 'connect' });
+    expect((await holding).outcome).toMatchObject({ kind: 'response', status: 200 });
+    // Queued behind the abandoned attempt, so it reaches the destination only after that one had its turn.
+    expect((await transport.send(attempt(`${destination.url}/after-queued`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect(destination.requestsTo('/queued')).toHaveLength(0);
+  });
+
   it('reports the total budget when there is none left', async () => {
     transport = trustingTransport();
     const { outcome } = await transport.send(attempt(`${destination.url}/no-budget`, { timeoutMs: 0 }));

@@ -1,0 +1,100 @@
+import type { Dispatcher } from 'undici';
+import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
+import { outcomeOfError } from './outcome-of-error.js';
+
+export type AttemptPhase = 'connect' | 'headers' | 'body';
+
+/** The reason given to undici when Ferry ends an exchange itself; what undici reports after it is not looked at. */
+class AttemptHalted extends Error {
+  constructor() {
+    super('The attempt was ended by Ferry.');
+  }
+}
+
+/**
+ * One exchange as undici's dispatch sees it, turned into one outcome. It works at the level of undici's callbacks,
+ * not its `request` API: that API wraps every response in a stream and every attempt in an abort signal, and on
+ * the delivery hot path those cost about as much as the exchange itself.
+ *
+ * The phase moves to `headers` once undici hands the request a connected socket (before that the attempt is
+ * connecting, or waiting for a free connection, which from the destination's point of view is the same), and to
+ * `body` with the status line. The response body is counted and dropped, never kept: past `maxResponseBytes` the
+ * exchange is aborted, which makes undici close the connection instead of reading on.
+ *
+ * The first outcome wins: `halt` (deadline, shutdown) settles at once, even while undici still waits for a
+ * connection, and aborts the exchange as soon as undici gives it a way to.
+ */
+export class AttemptHandler implements Dispatcher.DispatchHandler {
+  phase: AttemptPhase = 'connect';
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private status = 0;
+  private retryAfter: string | null = null;
+  private received = 0;
+
+  constructor(
+    private readonly maxResponseBytes: number,
+    private readonly finish: (outcome: AttemptOutcome) => void,
+    /** Errors that reveal a bug in the request Ferry built (see `outcomeOfError`). */
+    private readonly fail: (err: unknown) => void,
+  ) {}
+
+  /** Ends the attempt with `outcome` unless it already has one, and stops the exchange. */
+  halt(outcome: AttemptOutcome): void {
+    if (!this.settle(outcome)) return;
+    this.controller?.abort(new AttemptHalted());
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Halted while waiting for a connection: aborting here stops undici before it writes a byte.
+    if (this.settled) controller.abort(new AttemptHalted());
+    else this.phase = 'headers';
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // Informational responses (1xx) come before the real one.
+    if (statusCode < 200) return;
+    this.phase = 'body';
+    this.status = statusCode;
+    this.retryAfter = firstValue(headers['retry-after']);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.received += chunk.length;
+    if (this.received > this.maxResponseBytes) this.halt(this.response());
+  }
+
+  onResponseEnd(): void {
+    this.settle(this.response());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.settled) return;
+    let outcome: AttemptOutcome;
+    try {
+      outcome = outcomeOfError(err);
+    } catch (bug) {
+      this.settled = true;
+      this.fail(bug);
+      return;
+    }
+    this.settle(outcome);
+  }
+
+  private response(): AttemptOutcome {
+    return { kind: 'response', status: this.status, retryAfter: this.retryAfter };
+  }
+
+  private settle(outcome: AttemptOutcome): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.finish(outcome);
+    return true;
+  }
+}
+
+function firstValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
