@@ -195,10 +195,17 @@ export class DeliveryEngine {
   private dispatch(): void {
     for (let w = this.waiting.next(this.limits); w !== undefined; w = this.waiting.next(this.limits)) {
       this.limits.start(w.host, w.queue);
-      const done = this.deliver(w.request)
+      let hostReleased = false;
+      const exchanged = (): void => {
+        hostReleased = true;
+        this.limits.releaseHost(w.host);
+        // The destination is done with: its next waiting request may start while this outcome is recorded.
+        if (!this.stopping) this.dispatch();
+      };
+      const done = this.deliver(w.request, exchanged)
         .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
         .finally(() => {
-          this.limits.finish(w.host, w.queue);
+          this.limits.finish(w.host, w.queue, hostReleased);
           this.settled.delete(done);
           if (!this.stopping) {
             this.dispatch();
@@ -227,7 +234,8 @@ export class DeliveryEngine {
     }
   }
 
-  private async deliver(claimed: StoredRequest): Promise<void> {
+  /** Delivers one claimed request; `exchanged` is called once the destination has answered, if it was called at all. */
+  private async deliver(claimed: StoredRequest, exchanged: () => void): Promise<void> {
     const attemptNumber = claimed.attemptCount + 1;
     if (claimed.cancelRequestedAt !== null) {
       // Cancelled while a previous owner held it: no further attempt starts.
@@ -243,6 +251,7 @@ export class DeliveryEngine {
     const now = this.o.clock.now();
     this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber });
     const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
+    exchanged();
     if (outcome.kind === 'aborted') {
       await this.handBack(claimed, 0);
       return;

@@ -1,6 +1,8 @@
 /**
  * Counts attempts in flight per key (destination host, project queue) and overall, so one slow or busy
- * destination or queue can take only its share of the delivery slots.
+ * destination or queue can take only its share of the delivery slots. A host's share counts exchanges with it
+ * only: an attempt leaves it once the destination has answered (`releaseHost`), while its outcome is still being
+ * recorded; the overall and queue shares last until the outcome is recorded (`finish`).
  */
 export class ConcurrencyLimits {
   private total = 0;
@@ -31,9 +33,14 @@ export class ConcurrencyLimits {
     this.perQueue.set(queue, (this.perQueue.get(queue) ?? 0) + 1);
   }
 
-  finish(host: string, queue: string): void {
-    this.total--;
+  releaseHost(host: string): void {
     decrement(this.perHost, host);
+  }
+
+  /** Ends an attempt; `hostReleased` says whether `releaseHost` was called for it already. */
+  finish(host: string, queue: string, hostReleased = false): void {
+    this.total--;
+    if (!hostReleased) decrement(this.perHost, host);
     decrement(this.perQueue, queue);
   }
 }
