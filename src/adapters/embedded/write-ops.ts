@@ -56,9 +56,14 @@ export const writeOps = {
       .statement(`SELECT id FROM requests WHERE status IN ${CLAIMABLE_SQL} AND due_at <= ? ORDER BY due_at, id LIMIT ?`)
       .pluck()
       .all(a.now, a.limit) as string[];
-    const claim = db.rawStatement(`UPDATE requests SET status = 'delivering', due_at = ?, updated_at = ?,
-      started_at = COALESCE(started_at, ?), version = version + 1 WHERE id = ? RETURNING ${REQUEST_SELECT_LIST}`);
-    return due.map((id) => requestFromValues(claim.get(a.leaseUntil, a.now, a.now, id)));
+    if (due.length === 0) return [];
+    // All of them in one statement: one UPDATE per request cost about four times as much per claimed request.
+    // RETURNING promises no order, so the claim order of the SELECT is restored afterwards.
+    const rows = db.rawStatement(`UPDATE requests SET status = 'delivering', due_at = ?, updated_at = ?,
+      started_at = COALESCE(started_at, ?), version = version + 1 WHERE id IN (SELECT value FROM json_each(?))
+      RETURNING ${REQUEST_SELECT_LIST}`).all(a.leaseUntil, a.now, a.now, JSON.stringify(due));
+    const order = new Map(due.map((id, i) => [id, i]));
+    return rows.map(requestFromValues).sort((x, y) => order.get(x.id)! - order.get(y.id)!);
   },
 
   releaseLeases(db: Connection, a: { readonly now: number }): number {
