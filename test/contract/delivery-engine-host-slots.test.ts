@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { openEmbeddedBackend, type EmbeddedBackend } from '../../src/adapters/embedded/backend.js';
-import { systemClock } from '../../src/domain/clock.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { RequestStore } from '../../src/ports/requests.js';
-import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import type { DeliveryEvent } from '../../src/workers/delivery/events.js';
 import { withMethods } from '../support/with-methods.js';
+import { engineHarness } from './engine-harness.js';
 import { aRequest } from './suite/harness.js';
 
 /**
@@ -16,15 +11,7 @@ import { aRequest } from './suite/harness.js';
  * per-host limit of one, the host's next request is sent while the previous outcome is still being written, and
  * never while the previous exchange is still open.
  */
-const dir = mkdtempSync(join(tmpdir(), 'ferry-engine-host-slots-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let opened: { backend: EmbeddedBackend; engine: DeliveryEngine } | null = null;
-afterEach(async () => {
-  await opened?.engine.stop(1_000);
-  await opened?.backend.close();
-  opened = null;
-});
+const harness = engineHarness('engine-host-slots');
 
 /** Holds every `recordAttempt` until `release` is called. */
 function recordsHeld(store: RequestStore): { store: RequestStore; release: () => void; held: () => number } {
@@ -43,13 +30,13 @@ function recordsHeld(store: RequestStore): { store: RequestStore; release: () =>
 
 describe('delivery engine: per-host slots', () => {
   it('sends the next request to a host while the previous outcome is still being recorded, never two at once', async () => {
-    const backend = openEmbeddedBackend({ path: join(dir, 'ferry.db') });
+    const backend = harness.openBackend();
     const { store, release, held } = recordsHeld(backend.requests);
     const events: DeliveryEvent[] = [];
     let open = 0;
     let mostOpen = 0;
     const sent: string[] = [];
-    const engine = new DeliveryEngine({
+    const engine = harness.startEngine(backend, {
       requests: store,
       transport: {
         send: async (req) => {
@@ -63,17 +50,11 @@ describe('delivery engine: per-host slots', () => {
         abortInFlight: () => undefined,
         close: async () => undefined,
       },
-      clock: systemClock,
-      signingSecrets: async () => [new Uint8Array(32)],
-      retry: { baseMs: 1_000, capMs: 1_000, retryAfterCapMs: 1_000 },
       maxInFlight: 8,
       maxPerHost: 1,
       maxPerQueue: 8,
-      idlePollMs: 60_000,
-      userAgent: 'ferry-test',
       onEvent: (e) => events.push(e),
     });
-    opened = { backend, engine };
     const now = Date.now();
     await backend.requests.insertMany(Array.from({ length: 3 }, () => aRequest({ createdAt: now, updatedAt: now, dueAt: now })));
     engine.start();

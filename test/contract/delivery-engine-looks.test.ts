@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { openEmbeddedBackend, type EmbeddedBackend } from '../../src/adapters/embedded/backend.js';
-import { systemClock } from '../../src/domain/clock.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { AttemptOutcome } from '../../src/domain/delivery/outcome.js';
 import type { RequestStore } from '../../src/ports/requests.js';
-import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import type { DeliveryEvent } from '../../src/workers/delivery/events.js';
 import { withMethods } from '../support/with-methods.js';
+import { engineHarness } from './engine-harness.js';
 import { aRequest } from './suite/harness.js';
 
 /**
@@ -17,15 +12,7 @@ import { aRequest } from './suite/harness.js';
  * engine looks when work may be due and not merely because an attempt finished; work it makes due itself (a
  * retry) is looked for at its due time, not at the next idle poll.
  */
-const dir = mkdtempSync(join(tmpdir(), 'ferry-engine-looks-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let opened: { backend: EmbeddedBackend; engine: DeliveryEngine } | null = null;
-afterEach(async () => {
-  await opened?.engine.stop(1_000);
-  await opened?.backend.close();
-  opened = null;
-});
+const harness = engineHarness('engine-looks');
 
 /** Counts the engine's looks at the store: `nextDueAt` and `claimDue` calls. */
 function counted(store: RequestStore): { store: RequestStore; looks: () => number } {
@@ -44,28 +31,19 @@ function counted(store: RequestStore): { store: RequestStore; looks: () => numbe
 }
 
 function startEngine(outcomes: AttemptOutcome[], retryBaseMs: number) {
-  const backend = openEmbeddedBackend({ path: join(dir, `case-${Math.random().toString(36).slice(2)}`, 'ferry.db') });
+  const backend = harness.openBackend();
   const { store, looks } = counted(backend.requests);
   const events: DeliveryEvent[] = [];
-  const engine = new DeliveryEngine({
+  const engine = harness.startEngine(backend, {
     requests: store,
     transport: {
       send: async () => ({ outcome: outcomes.shift() ?? { kind: 'response', status: 200, retryAfter: null }, startedAt: Date.now(), durationMs: 1 }),
       abortInFlight: () => undefined,
       close: async () => undefined,
     },
-    clock: systemClock,
-    signingSecrets: async () => [new Uint8Array(32)],
     retry: { baseMs: retryBaseMs, capMs: retryBaseMs, retryAfterCapMs: retryBaseMs },
-    maxInFlight: 64,
-    maxPerHost: 64,
-    maxPerQueue: 64,
-    // Longer than any test waits: a look that happens came from the engine's own reasons, not from its poll.
-    idlePollMs: 60_000,
-    userAgent: 'ferry-test',
     onEvent: (e) => events.push(e),
   });
-  opened = { backend, engine };
   return { backend, engine, looks, events };
 }
 
