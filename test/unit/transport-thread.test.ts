@@ -75,6 +75,20 @@ describe('threaded transport: faults of its own', () => {
     await expect(transport.send(attempt('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
     expect((await transport.send(attempt(`${destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
   });
+
+  it('fails the attempts of a thread that exits, including one in flight, and serves later ones on a new thread', async () => {
+    const here = new URL('../support/exiting-transport-thread.ts', import.meta.url).href;
+    transport = threaded({ threadModule: { here, name: 'exiting-transport-thread' } });
+    destination.on('/hang-until-exit', replies.hang());
+    expect((await transport.send(attempt(`${destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    const inFlight = transport.send(attempt(`${destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));
+    await destination.waitForRequests('/hang-until-exit', 1);
+    const exiting = transport.send(attempt(`${destination.url}/exit-thread`));
+    await expect(exiting).rejects.toThrow(/delivery thread stopped \(exit code 7\)/);
+    await expect(inFlight).rejects.toThrow(/delivery thread stopped/);
+    expect((await transport.send(attempt(`${destination.url}/after-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect(destination.requestsTo('/exit-thread')).toHaveLength(0);
+  });
 });
 
 describe('threaded transport: aborting and closing', () => {

@@ -8,7 +8,19 @@ import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThrea
 export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lookup' | 'tcpConnect'> {
   /** Delivery threads; each destination host is served by one of them, so its keep-alive pool stays in one place. */
   readonly threads: number;
+  /**
+   * Tests only: the module each thread runs (`name` next to the module at `here`, as `startWorkerThread` takes
+   * them), to make a thread fail the way a real one could.
+   */
+  readonly threadModule?: ThreadModule;
 }
+
+interface ThreadModule {
+  readonly here: string;
+  readonly name: string;
+}
+
+const DELIVERY_THREAD: ThreadModule = { here: import.meta.url, name: 'transport-thread' };
 
 /**
  * The HTTP transport run on delivery threads. The attempts the engine starts in one turn reach a thread as one
@@ -18,11 +30,11 @@ export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lo
  * attempts still in flight end `aborted`.
  */
 export function createThreadedTransport(opts: ThreadedTransportOptions): DeliveryTransport {
-  const { threads: count, ca, ...rest } = opts;
+  const { threads: count, ca, threadModule = DELIVERY_THREAD, ...rest } = opts;
   // PEM is text: a string crosses to the thread as it is, where a Buffer would arrive as a plain Uint8Array.
   const data: TransportThreadData = ca === undefined ? rest : { ...rest, ca: ca.toString() };
   if (!Number.isInteger(count) || count < 1) throw new RangeError('A threaded transport needs at least one thread.');
-  const threads = Array.from({ length: count }, () => new DeliveryThread(data));
+  const threads = Array.from({ length: count }, () => new DeliveryThread(data, threadModule));
   // Started now rather than at the first attempt: loading a thread's code takes long enough to make the first
   // requests that fall due late.
   for (const t of threads) t.start();
@@ -50,7 +62,10 @@ class DeliveryThread {
   private outbox: ThreadSend[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly data: TransportThreadData) {}
+  constructor(
+    private readonly data: TransportThreadData,
+    private readonly module: ThreadModule,
+  ) {}
 
   start(): void {
     this.running();
@@ -90,7 +105,7 @@ class DeliveryThread {
 
   private running(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = startWorkerThread(import.meta.url, 'transport-thread', this.data);
+    const worker = startWorkerThread(this.module.here, this.module.name, this.data);
     worker.unref();
     worker.on('message', (batch: FromTransportThread) => this.settle(batch));
     // An error event is followed by the exit event, which settles what the thread still had.
