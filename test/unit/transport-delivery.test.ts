@@ -158,4 +158,16 @@ describe.each(TRANSPORTS)('http transport %s', (_where, create) => {
       }
     });
   });
+
+  describe('aborting', () => {
+    it('reports aborted for every attempt in flight when told to abort them, and runs later ones as usual', async () => {
+      transport = trustingTransport();
+      destination.on('/hang', replies.hang());
+      const pending = [1, 2].map(() => transport.send(attempt('/hang', { timeoutMs: 60_000 })));
+      await destination.waitForRequests('/hang', 2);
+      transport.abortInFlight();
+      for (const p of pending) expect((await p).outcome).toEqual({ kind: 'aborted' });
+      expect((await transport.send(attempt('/after-abort'))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    });
+  });
 });

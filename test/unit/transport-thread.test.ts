@@ -1,53 +1,37 @@
 import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createThreadedTransport, type ThreadedTransportOptions } from '../../src/adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../../src/adapters/http/transport.js';
-import type { DeliveryTransport, OutboundRequest } from '../../src/ports/delivery-transport.js';
-import { replies, startDestination, type Destination } from '../support/destination.js';
+import type { DeliveryTransport } from '../../src/ports/delivery-transport.js';
+import { replies, startDestination } from '../support/destination.js';
+import { anAttempt, transportFixture } from '../support/transports.js';
 
 // What the delivery thread adds to the transport: every kind of outcome crosses back intact, aborts and close
 // reach attempts in flight, and attempts to several hosts spread over several threads.
 
-let destination: Destination;
-let transport: DeliveryTransport;
-
-beforeAll(async () => {
-  destination = await startDestination();
-});
-
-afterAll(async () => {
-  await destination.close();
-});
-
-afterEach(async () => {
-  await transport.close();
-});
+const fx = transportFixture();
 
 function threaded(extra: Partial<ThreadedTransportOptions> = {}): DeliveryTransport {
-  return createThreadedTransport({ allowPrivateDestinations: true, ca: destination.cert, threads: 1, ...extra });
-}
-
-function attempt(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
-  return { url, method: 'POST', headers: [], body: Buffer.from('{}'), timeoutMs: 5_000, ...overrides };
+  return createThreadedTransport({ allowPrivateDestinations: true, ca: fx.destination.cert, threads: 1, ...extra });
 }
 
 describe('threaded transport: outcomes', () => {
   it('brings back a timeout with its phase', async () => {
-    transport = threaded();
-    destination.on('/late-headers', replies.delayedHeaders(60_000));
-    const { outcome } = await transport.send(attempt(`${destination.url}/late-headers`, { timeoutMs: 300 }));
+    fx.transport = threaded();
+    fx.destination.on('/late-headers', replies.delayedHeaders(60_000));
+    const { outcome } = await fx.transport.send(anAttempt(`${fx.destination.url}/late-headers`, { timeoutMs: 300 }));
     expect(outcome).toEqual({ kind: 'timeout', phase: 'headers' });
   });
 
   it('brings back connection and TLS errors with their codes', async () => {
-    transport = threaded();
-    destination.on('/reset', replies.reset());
-    const reset = await transport.send(attempt(`${destination.url}/reset`));
+    fx.transport = threaded();
+    fx.destination.on('/reset', replies.reset());
+    const reset = await fx.transport.send(anAttempt(`${fx.destination.url}/reset`));
     expect(reset.outcome).toMatchObject({ kind: 'connection_error' });
 
     const untrusting = createThreadedTransport({ allowPrivateDestinations: true, threads: 1 });
     try {
-      const { outcome } = await untrusting.send(attempt(`${destination.url}/untrusted`));
+      const { outcome } = await untrusting.send(anAttempt(`${fx.destination.url}/untrusted`));
       expect(outcome).toMatchObject({ kind: 'tls_error', code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     } finally {
       await untrusting.close();
@@ -55,82 +39,72 @@ describe('threaded transport: outcomes', () => {
   });
 
   it('refuses a private address on the thread as it does on the caller', async () => {
-    transport = createThreadedTransport({ allowPrivateDestinations: false, ca: destination.cert, threads: 1 });
-    const before = destination.connections.length;
-    const { outcome } = await transport.send(attempt(`${destination.url}/private`));
+    fx.transport = createThreadedTransport({ allowPrivateDestinations: false, ca: fx.destination.cert, threads: 1 });
+    const before = fx.destination.connections.length;
+    const { outcome } = await fx.transport.send(anAttempt(`${fx.destination.url}/private`));
     expect(outcome).toMatchObject({ kind: 'blocked' });
-    expect(destination.connections.length).toBe(before);
+    expect(fx.destination.connections.length).toBe(before);
   });
 });
 
 describe('threaded transport: faults of its own', () => {
   it('fails an attempt the transport cannot run, as the calling thread would, and serves the next one', async () => {
-    transport = threaded();
+    fx.transport = threaded();
     const inThread = createHttpTransport({ allowPrivateDestinations: true });
     try {
-      await expect(inThread.send(attempt('not a url'))).rejects.toThrow();
+      await expect(inThread.send(anAttempt('not a url'))).rejects.toThrow();
     } finally {
       await inThread.close();
     }
-    await expect(transport.send(attempt('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
-    expect((await transport.send(attempt(`${destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    await expect(fx.transport.send(anAttempt('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
+    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
   });
 
   it('fails the attempts of a thread that exits, including one in flight, and serves later ones on a new thread', async () => {
     const here = new URL('../support/exiting-transport-thread.ts', import.meta.url).href;
-    transport = threaded({ threadModule: { here, name: 'exiting-transport-thread' } });
-    destination.on('/hang-until-exit', replies.hang());
-    expect((await transport.send(attempt(`${destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
-    const inFlight = transport.send(attempt(`${destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));
-    await destination.waitForRequests('/hang-until-exit', 1);
-    const exiting = transport.send(attempt(`${destination.url}/exit-thread`));
+    fx.transport = threaded({ threadModule: { here, name: 'exiting-transport-thread' } });
+    fx.destination.on('/hang-until-exit', replies.hang());
+    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    const inFlight = fx.transport.send(anAttempt(`${fx.destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));
+    await fx.destination.waitForRequests('/hang-until-exit', 1);
+    const exiting = fx.transport.send(anAttempt(`${fx.destination.url}/exit-thread`));
     await expect(exiting).rejects.toThrow(/delivery thread stopped \(exit code 7\)/);
     await expect(inFlight).rejects.toThrow(/delivery thread stopped/);
-    expect((await transport.send(attempt(`${destination.url}/after-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
-    expect(destination.requestsTo('/exit-thread')).toHaveLength(0);
+    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect(fx.destination.requestsTo('/exit-thread')).toHaveLength(0);
   });
 });
 
 describe('threaded transport: aborting and closing', () => {
-  it('aborts the attempts in flight on the thread, then runs later ones as usual', async () => {
-    transport = threaded();
-    destination.on('/hang', replies.hang());
-    const pending = [1, 2].map(() => transport.send(attempt(`${destination.url}/hang`, { timeoutMs: 60_000 })));
-    await destination.waitForRequests('/hang', 2);
-    transport.abortInFlight();
-    for (const p of pending) expect((await p).outcome).toEqual({ kind: 'aborted' });
-    expect((await transport.send(attempt(`${destination.url}/after-abort`))).outcome).toMatchObject({ kind: 'response', status: 200 });
-  });
-
   it('aborts an attempt handed over in the same turn, before it reached the thread', async () => {
-    transport = threaded();
-    await transport.send(attempt(`${destination.url}/warm`));
-    destination.on('/hang-same-turn', replies.hang());
-    const pending = transport.send(attempt(`${destination.url}/hang-same-turn`, { timeoutMs: 60_000 }));
-    transport.abortInFlight();
+    fx.transport = threaded();
+    await fx.transport.send(anAttempt(`${fx.destination.url}/warm`));
+    fx.destination.on('/hang-same-turn', replies.hang());
+    const pending = fx.transport.send(anAttempt(`${fx.destination.url}/hang-same-turn`, { timeoutMs: 60_000 }));
+    fx.transport.abortInFlight();
     expect((await pending).outcome).toEqual({ kind: 'aborted' });
   });
 
   it('hands back attempts still in flight when closed, and every later one', async () => {
-    transport = threaded();
-    destination.on('/hang-at-close', replies.hang());
-    const pending = transport.send(attempt(`${destination.url}/hang-at-close`, { timeoutMs: 60_000 }));
-    await destination.waitForRequests('/hang-at-close', 1);
-    await transport.close();
+    fx.transport = threaded();
+    fx.destination.on('/hang-at-close', replies.hang());
+    const pending = fx.transport.send(anAttempt(`${fx.destination.url}/hang-at-close`, { timeoutMs: 60_000 }));
+    await fx.destination.waitForRequests('/hang-at-close', 1);
+    await fx.transport.close();
     expect((await pending).outcome).toEqual({ kind: 'aborted' });
-    expect((await transport.send(attempt(`${destination.url}/after-close`))).outcome).toEqual({ kind: 'aborted' });
-    expect(destination.requestsTo('/after-close')).toHaveLength(0);
+    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-close`))).outcome).toEqual({ kind: 'aborted' });
+    expect(fx.destination.requestsTo('/after-close')).toHaveLength(0);
   });
 });
 
 describe('threaded transport: several threads', () => {
   it('delivers to several hosts at once, each attempt exactly once', async () => {
     const others = await Promise.all([startDestination(), startDestination()]);
-    transport = threaded({ threads: 3 });
+    fx.transport = threaded({ threads: 3 });
     try {
-      const targets = [destination, ...others];
+      const targets = [fx.destination, ...others];
       const sends = targets.flatMap((d, host) =>
-        Array.from({ length: 20 }, (_, i) => transport.send(attempt(`${d.url}/spread-${host}-${i}`, { body: Buffer.from(`${host}:${i}`) }))),
+        Array.from({ length: 20 }, (_, i) => fx.transport.send(anAttempt(`${d.url}/spread-${host}-${i}`, { body: Buffer.from(`${host}:${i}`) }))),
       );
       const results = await Promise.all(sends);
       expect(results.every((r) => r.outcome.kind === 'response')).toBe(true);
@@ -142,7 +116,7 @@ describe('threaded transport: several threads', () => {
         }
       });
     } finally {
-      await transport.close();
+      await fx.transport.close();
       await Promise.all(others.map((d) => d.close()));
     }
   });
@@ -158,7 +132,7 @@ it('threaded transport: a refused connection comes back as a connection error', 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  transport = threaded();
-  const { outcome } = await transport.send(attempt(`https://127.0.0.1:${port}/`));
+  fx.transport = threaded();
+  const { outcome } = await fx.transport.send(anAttempt(`https://127.0.0.1:${port}/`));
   expect(outcome).toMatchObject({ kind: 'connection_error', code: 'ECONNREFUSED' });
 });
