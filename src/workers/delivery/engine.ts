@@ -234,7 +234,7 @@ export class DeliveryEngine {
     }
   }
 
-  /** Delivers one claimed request; `exchanged` is called once the destination has answered, if it was called at all. */
+  /** Delivers one claimed request; `exchanged` is called when the attempt's exchange ends (not when none is sent). */
   private async deliver(claimed: StoredRequest, exchanged: () => void): Promise<void> {
     const attemptNumber = claimed.attemptCount + 1;
     if (claimed.cancelRequestedAt !== null) {
