@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openCassandraBackend } from '../adapters/cassandra/backend.js';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
-import { createKafka } from '../adapters/kafka/client.js';
-import { ensureWorkTopic } from '../adapters/kafka/topic.js';
 import { createThreadedTransport } from '../adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
@@ -25,7 +22,8 @@ import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
 import { log } from './log.js';
-import { distributedPlacement, embeddedPlacement, type WorkPlacement } from './work-placement.js';
+import type * as DistributedStorageModule from './distributed-storage.js';
+import { embeddedPlacement, type WorkPlacement } from './work-placement.js';
 
 export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 
@@ -33,7 +31,14 @@ export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 export async function openBackend(config: Config): Promise<Backend> {
   const d = config.distributed;
   if (d === null) return openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') });
-  return openCassandraBackend({ ...d.cassandra, shardCount: d.shards });
+  return (await distributed()).openDistributedBackend(d);
+}
+
+type DistributedStorage = typeof DistributedStorageModule;
+
+/** Loaded only when the configuration asks for Cassandra and Kafka. */
+function distributed(): Promise<DistributedStorage> {
+  return import('./distributed-storage.js');
 }
 
 /** Creates or upgrades the schema (and, distributed, the work topic); safe to run again and from several hosts. */
@@ -44,8 +49,7 @@ export async function migrateStorage(config: Config): Promise<void> {
     await openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') }).close();
     return;
   }
-  await (await openCassandraBackend({ ...d.cassandra, shardCount: d.shards, migrate: true })).close();
-  await ensureWorkTopic(createKafka({ ...d.kafka }, log), d.kafka.topic, d.shards, d.kafka.replicationFactor);
+  await (await distributed()).migrateDistributed(d);
 }
 
 /** Storage, and how work placed in it reaches delivery: the two always come as a matching pair. */
@@ -55,8 +59,7 @@ async function openStorage(config: Config, clock: Clock): Promise<{ backend: Bac
     const backend = await openBackend(config);
     return { backend, placement: async () => embeddedPlacement(backend.requests, clock) };
   }
-  const backend = await openCassandraBackend({ ...d.cassandra, shardCount: d.shards });
-  return { backend, placement: () => distributedPlacement(d, backend.session, backend.requests, clock, config.roles, config.delivery.idlePollMs) };
+  return (await distributed()).openDistributedStorage(config, d, clock);
 }
 
 export function projectAdmin(backend: Backend, clock: Clock = systemClock): ProjectAdmin {

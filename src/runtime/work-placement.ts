@@ -1,19 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import type { CassandraSession } from '../adapters/cassandra/session.js';
-import { CassandraShardFence } from '../adapters/cassandra/shard-fence.js';
-import { createKafka } from '../adapters/kafka/client.js';
-import { KafkaShardOwnership } from '../adapters/kafka/shard-ownership.js';
-import { assertWorkTopic } from '../adapters/kafka/topic.js';
-import { KafkaWorkNotifier } from '../adapters/kafka/work-notifier.js';
-import type { DistributedConfig } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { StoredRequest } from '../domain/request.js';
-import { shardOf } from '../domain/shards.js';
 import type { RequestStore, ShardScope } from '../ports/requests.js';
-import type { ShardOwnership, WorkNotifier } from '../ports/work-shards.js';
-import { DueWakeups, type Wakeable } from './due-wakeups.js';
-import { log } from './log.js';
+import type { Wakeable } from './due-wakeups.js';
 
 /** The delivery engine, as far as placement is concerned: something to wake when work may be due. */
 export type DeliveryHandle = Wakeable;
@@ -44,69 +32,5 @@ export function embeddedPlacement(requests: RequestStore, clock: Clock): WorkPla
     },
     accepted: () => engine?.wake(),
     stop: async () => undefined,
-  };
-}
-
-/** Many processes over Cassandra and Kafka: Kafka group membership decides who delivers which shard. */
-export async function distributedPlacement(
-  config: DistributedConfig,
-  session: CassandraSession,
-  requests: RequestStore,
-  clock: Clock,
-  roles: { readonly api: boolean; readonly delivery: boolean },
-  pollMs: number,
-): Promise<WorkPlacement> {
-  const kafka = createKafka({ ...config.kafka }, log);
-  await assertWorkTopic(kafka, config.kafka.topic, config.shards);
-  const owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-  const notifier: WorkNotifier | null = roles.api ? new KafkaWorkNotifier(kafka, config.kafka.topic, log) : null;
-  let ownership: ShardOwnership | null = null;
-  let wakeups: DueWakeups | null = null;
-  return {
-    shards: () => ownership?.owned() ?? [],
-    async startDelivery(e) {
-      const w = new DueWakeups(e, clock, pollMs);
-      wakeups = w;
-      ownership = new KafkaShardOwnership(
-        kafka,
-        {
-          topic: config.kafka.topic,
-          groupId: config.kafka.groupId,
-          owner,
-          fence: new CassandraShardFence(session),
-          sessionTimeoutMs: config.kafka.sessionTimeoutMs,
-          verifyEveryMs: 2_000,
-        },
-        log,
-      );
-      await ownership.start({
-        onGained: async (shards) => {
-          // The previous owner may have died holding leases: whatever it was delivering is due again now.
-          if (shards.length === 0) return;
-          const released = await requests.releaseLeases(clock.now(), shards);
-          if (released > 0) log('info', 'leases of a previous owner released', { shards, requests: released });
-        },
-        onWork: (notices) => w.stored(notices.map((n) => n.dueAt)),
-      });
-    },
-    accepted(stored) {
-      // Notices are hints: work due after the owner's next look at storage wakes nobody (see `DueWakeups`), and
-      // work in a shard this process owns needs no round trip through Kafka. The timers hold it either way.
-      if (notifier !== null) {
-        const noticeBy = clock.now() + pollMs;
-        const owned = new Set(ownership?.owned() ?? []);
-        const notices = stored.flatMap((r) => {
-          const shard = shardOf(r.id, config.shards);
-          return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
-        });
-        if (notices.length > 0) notifier.notify(notices);
-      }
-      wakeups?.stored(stored.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
-    },
-    async stop() {
-      wakeups?.stop();
-      await ownership?.stop();
-      await notifier?.close();
-    },
   };
 }

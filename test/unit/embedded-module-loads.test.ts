@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const execFileAsync = promisify(execFile);
+const SERVICE = resolve(import.meta.dirname, '../../src/runtime/service.ts');
+
+/** Which driver packages a fresh Node process has loaded after importing the composition root. */
+async function driversLoadedBy(script: string): Promise<{ cassandra: boolean; kafka: boolean }> {
+  const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: resolve(import.meta.dirname, '../..'),
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as { cassandra: boolean; kafka: boolean };
+}
+
+const REPORT = `
+  const { createRequire } = await import('node:module');
+  const loaded = Object.keys(createRequire(import.meta.url).cache);
+  console.log(JSON.stringify({
+    cassandra: loaded.some((m) => m.includes('/cassandra-driver/')),
+    kafka: loaded.some((m) => m.includes('/kafkajs/')),
+  }));`;
+
+describe('composition root', () => {
+  it('leaves the Cassandra and Kafka clients unloaded in an embedded process', async () => {
+    expect(await driversLoadedBy(`await import(${JSON.stringify(SERVICE)});${REPORT}`)).toEqual({ cassandra: false, kafka: false });
+  });
+
+  it('loads them once the distributed backend is asked for', async () => {
+    // The module the composition root imports for FERRY_BACKEND=cassandra; importing it opens no connection.
+    const distributed = resolve(import.meta.dirname, '../../src/runtime/distributed-storage.ts');
+    expect(await driversLoadedBy(`await import(${JSON.stringify(distributed)});${REPORT}`)).toEqual({ cassandra: true, kafka: true });
+  });
+});
