@@ -32,7 +32,10 @@ export function transportFixture(): TransportFixture {
     await fixture.destination.close();
   });
   afterEach(async () => {
-    await fixture.transport.close();
+    // Unset when a test failed before opening one; cleared so that a test which opens none closes nothing.
+    const opened = fixture.transport as DeliveryTransport | undefined;
+    (fixture as Partial<TransportFixture>).transport = undefined;
+    await opened?.close();
   });
   return fixture;
 }

@@ -1,15 +1,32 @@
-import { availableParallelism } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import type * as Os from 'node:os';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 
+const cores = vi.hoisted(() => ({ available: 2 }));
+vi.mock('node:os', async (importOriginal) => ({
+  ...(await importOriginal<typeof Os>()),
+  availableParallelism: () => cores.available,
+}));
+
+afterEach(() => {
+  cores.available = 2;
+});
+
 describe('FERRY_DELIVERY_THREADS', () => {
-  it('defaults to one delivery thread when there is a second core, none otherwise', () => {
-    expect(loadConfig({}).delivery.threads).toBe(availableParallelism() > 1 ? 1 : 0);
+  it.each([
+    [1, 0],
+    [2, 1],
+    [16, 1],
+  ])('defaults, with %i core(s), to %i delivery thread(s)', (available, threads) => {
+    cores.available = available;
+    expect(loadConfig({}).delivery.threads).toBe(threads);
   });
 
-  it('takes 0 to keep attempts on the main thread, and counts up to 64', () => {
-    expect(loadConfig({ FERRY_DELIVERY_THREADS: '0' }).delivery.threads).toBe(0);
+  it('takes 0 to keep attempts on the main thread, and counts up to 64, whatever the cores', () => {
+    cores.available = 1;
     expect(loadConfig({ FERRY_DELIVERY_THREADS: '4' }).delivery.threads).toBe(4);
+    cores.available = 8;
+    expect(loadConfig({ FERRY_DELIVERY_THREADS: '0' }).delivery.threads).toBe(0);
     expect(loadConfig({ FERRY_DELIVERY_THREADS: '64' }).delivery.threads).toBe(64);
   });
 
