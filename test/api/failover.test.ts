@@ -85,10 +85,24 @@ describe.runIf(TEST_BACKEND === 'cassandra')('scale-out and failover over Cassan
   });
 
   async function expectAllDelivered(api: Api, ids: readonly string[], path: string): Promise<void> {
-    await eventually(async () => {
+    const missing = (): string[] => {
       const delivered = new Set(dest.requestsTo(path).map((r) => r.headers['service-request-id']));
-      return ids.every((id) => delivered.has(id)) ? true : undefined;
-    }, 120_000);
+      return ids.filter((id) => !delivered.has(id));
+    };
+    try {
+      await eventually(async () => (missing().length === 0 ? true : undefined), 120_000);
+    } catch (err) {
+      // Lost or only stuck: what storage says of the requests that never arrived tells the two apart.
+      const stored = await Promise.all(
+        missing()
+          .slice(0, 20)
+          .map(async (id) => {
+            const res = await api.call<Record<string, unknown>>('GET', `/requests/${id}`);
+            return { id, http: res.status, data: res.body.data };
+          }),
+      );
+      throw new Error(`${missing().length} of ${ids.length} acknowledged requests never arrived; stored: ${JSON.stringify(stored)}`, { cause: err });
+    }
     for (const id of ids) {
       await eventually(async () => {
         const res = await api.call<{ status: string }>('GET', `/requests/${id}`);
