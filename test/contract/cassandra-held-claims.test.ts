@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
@@ -110,5 +110,48 @@ describe('Cassandra claims held in the claiming process', () => {
     expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
     expect(await quick.requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', startedAt: now + 1, version: claimed!.version + 1 });
     await expect.poll(() => timersOf(r.id), { timeout: 10_000 }).toBe(0);
+  });
+
+  it('holds again a claim whose change failed unanswered, so that the change can be tried again', async () => {
+    const store = open().requests;
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await store.insertMany([r]);
+    const [claimed] = await store.claimDue(now + 1, 10, now + LEASE_MS);
+    const attempt = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
+
+    const batch = vi.spyOn(open().session, 'batch').mockRejectedValueOnce(new Error('storage unreachable (injected)'));
+    try {
+      await expect(store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 5))).rejects.toThrow('injected');
+    } finally {
+      batch.mockRestore();
+    }
+    expect(await store.get(PROJECT_A, r.id)).toStrictEqual(r);
+    expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
+
+    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 6));
+    expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
+    expect(await store.listAttempts(PROJECT_A, r.id)).toEqual([attempt]);
+  });
+
+  it('drops a claim it could not store once the lease is over, leaving the request due for the next claim', async () => {
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await quick.requests.insertMany([r]);
+    const session = quick.session;
+    const execute = session.execute.bind(session);
+    const storing = vi
+      .spyOn(session, 'execute')
+      .mockImplementation((query, params, during, options) =>
+        during === 'storing a claim' ? Promise.reject(new Error('storage unreachable (injected)')) : execute(query, params, during, options),
+      );
+    try {
+      const [claimed] = await quick.requests.claimDue(now + 1, 10, now + 500);
+      expect(claimed?.id).toBe(r.id);
+      await expect.poll(() => storing.mock.calls.filter((c) => c[2] === 'storing a claim').length, { timeout: 10_000 }).toBeGreaterThan(1);
+      await expect.poll(async () => (await quick.requests.claimDue(Date.now(), 10, Date.now() + LEASE_MS)).map((c) => c.id), { timeout: 10_000 }).toEqual([r.id]);
+    } finally {
+      storing.mockRestore();
+    }
   });
 });

@@ -38,6 +38,7 @@ export class HeldClaims {
    * change landed may still answer the old version: without this, the request would be claimed and sent again.
    */
   private readonly taken = new Map<string, number>();
+  private closed = false;
 
   constructor(
     private readonly storeAfterMs: number,
@@ -68,10 +69,18 @@ export class HeldClaims {
     this.taken.delete(id);
   }
 
+  /**
+   * Holds again a claim whose change failed without an answer (storage unreachable, say): the claimer tries the
+   * change again, and without the claim that change would find the request at the wrong version.
+   */
+  restore(claim: HeldClaim): void {
+    this.untake(claim.claimed.id);
+    if (!this.closed && !this.byId.has(claim.claimed.id)) this.hold(claim);
+  }
+
   hold(claim: HeldClaim): void {
     const entry: Entry = { ...claim, timer: undefined, storing: undefined };
-    entry.timer = setTimeout(() => this.storeNow(entry), this.storeAfterMs);
-    entry.timer.unref();
+    this.storeLater(entry);
     this.byId.set(claim.claimed.id, entry);
   }
 
@@ -95,6 +104,7 @@ export class HeldClaims {
 
   /** Forgets every held claim: their requests stay due in storage, for whichever process claims them next. */
   close(): void {
+    this.closed = true;
     for (const entry of this.byId.values()) clearTimeout(entry.timer);
     this.byId.clear();
   }
@@ -109,10 +119,18 @@ export class HeldClaims {
         if (!stored) remember(this.lost, id, entry.claimed.version);
       },
       () => {
-        // Not stored (storage unreachable): the claim stays held and is stored with the request's next change.
+        // Not stored (storage unreachable): the claim stays held, stored with the request's next change or by a
+        // later try. Once its lease is over it is dropped, and the request, as stored, is due for a new claim.
         entry.storing = undefined;
+        if (Date.now() + this.storeAfterMs < (entry.claimed.dueAt ?? 0)) this.storeLater(entry);
+        else if (this.byId.get(id) === entry) this.byId.delete(id);
       },
     );
+  }
+
+  private storeLater(entry: Entry): void {
+    entry.timer = setTimeout(() => this.storeNow(entry), this.storeAfterMs);
+    entry.timer.unref();
   }
 }
 

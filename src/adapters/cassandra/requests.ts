@@ -207,7 +207,7 @@ export class CassandraRequestStore implements RequestStore {
       }
       const merged = { ...held.patch, ...definedFields(patch) };
       const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
-        this.held.untake(id);
+        this.held.restore(held);
         throw err;
       });
       if (next === null) throw conflict();

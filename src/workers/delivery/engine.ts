@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../domain/clock.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
@@ -41,6 +42,13 @@ const HAND_BACK_DELAY_MS = 1_000;
  * lingers until its removal does. The next look comes this soon, doubling while looks keep finding nothing.
  */
 const EMPTY_LOOK_RETRY_MS = 10;
+/**
+ * A storage call for a claimed request that fails (storage unreachable, say) is tried again this soon, doubling up
+ * to the cap, for as long as the claim's lease lasts: giving up would leave the request claimed and unsent, or
+ * sent and without its outcome, until the lease ran out.
+ */
+const STORAGE_RETRY_FIRST_MS = 200;
+const STORAGE_RETRY_CAP_MS = 5_000;
 
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
@@ -70,6 +78,8 @@ export class DeliveryEngine {
   private stopping = false;
   /** Set once the shutdown grace ran out: attempts in flight were aborted, and none may start after them. */
   private aborting = false;
+  /** Ends the waits between storage retries at once when the engine stops. */
+  private readonly stopped = new AbortController();
 
   /** Free slots worth a claim of their own when attempts finish. */
   private readonly claimBatch: number;
@@ -108,6 +118,7 @@ export class DeliveryEngine {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     this.disarm();
     await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
     const deadline = setTimeout(() => {
@@ -220,13 +231,19 @@ export class DeliveryEngine {
 
   private handBackStale(): void {
     const stale = this.waiting.takeWaitingSince(this.o.clock.now() - HAND_BACK_AFTER_MS);
-    for (const w of stale) void this.handBack(w.request, HAND_BACK_DELAY_MS);
+    for (const w of stale) this.track(this.handBack(w.request, HAND_BACK_DELAY_MS));
+  }
+
+  /** Work on a claimed request that `stop` waits for. */
+  private track(work: Promise<void>): void {
+    const done = work.finally(() => this.settled.delete(done));
+    this.settled.add(done);
   }
 
   private async handBack(r: StoredRequest, delayMs: number): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.o.requests.update(r.projectId, r.id, r.version, { status: 'queued', dueAt: now + delayMs, updatedAt: now });
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'queued', dueAt: now + delayMs, updatedAt: now }));
       this.dueAgainAt(now + delayMs);
     } catch (err) {
       // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
@@ -242,7 +259,14 @@ export class DeliveryEngine {
       await this.cancelWithoutAttempt(claimed);
       return;
     }
-    const secrets = await this.o.signingSecrets(claimed.projectId);
+    let secrets: readonly Uint8Array[];
+    try {
+      secrets = await this.whileLeased(claimed, () => this.o.signingSecrets(claimed.projectId));
+    } catch (err) {
+      this.emit({ type: 'engine_error', error: String(err) });
+      await this.handBack(claimed, HAND_BACK_DELAY_MS);
+      return;
+    }
     if (this.aborting) {
       // The shutdown grace ran out while the secrets were read: the attempt is not started at all.
       await this.handBack(claimed, 0);
@@ -280,13 +304,14 @@ export class DeliveryEngine {
     for (let tries = 0; tries < 5; tries++) {
       const { attempt, patch } = settlement(current, attemptNumber, decision, timing);
       try {
-        const recorded = await this.o.requests.recordAttempt(current.projectId, current.id, current.version, attempt, patch);
+        const at = current;
+        const recorded = await this.whileLeased(claimed, () => this.o.requests.recordAttempt(at.projectId, at.id, at.version, attempt, patch));
         this.dueAgainAt(recorded.dueAt);
         this.emit({ type: 'attempt_finished', requestId: current.id, attemptNumber, requestStatus: recorded.status });
         return;
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
-        const fresh = await this.o.requests.get(current.projectId, current.id);
+        const fresh = await this.whileLeased(claimed, () => this.o.requests.get(claimed.projectId, claimed.id));
         if (fresh === null || !stillOurs(fresh, claimed)) {
           this.emit({ type: 'claim_lost', requestId: claimed.id });
           return;
@@ -299,9 +324,26 @@ export class DeliveryEngine {
   private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt: now, dueAt: null, updatedAt: now });
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt: now, dueAt: null, updatedAt: now }));
     } catch (err) {
       if (!(err instanceof VersionConflict)) throw err;
+    }
+  }
+
+  /**
+   * Runs a storage call for the claimed request `claimed` until it answers: a failure other than a version conflict
+   * is reported once and tried again while the claim's lease lasts and the engine runs.
+   */
+  private async whileLeased<T>(claimed: StoredRequest, call: () => Promise<T>): Promise<T> {
+    const leaseEnd = claimed.dueAt ?? Number.NEGATIVE_INFINITY;
+    for (let wait = STORAGE_RETRY_FIRST_MS, failures = 0; ; wait = Math.min(wait * 2, STORAGE_RETRY_CAP_MS)) {
+      try {
+        return await call();
+      } catch (err) {
+        if (err instanceof VersionConflict || this.stopping || this.o.clock.now() + wait >= leaseEnd) throw err;
+        if (failures++ === 0) this.emit({ type: 'engine_error', error: `${String(err)} (request ${claimed.id}; trying again while its claim lasts)` });
+        await sleep(wait, undefined, { signal: this.stopped.signal }).catch(() => undefined);
+      }
     }
   }
 
