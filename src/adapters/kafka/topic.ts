@@ -1,4 +1,11 @@
-import type { Kafka } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Admin, Kafka } from 'kafkajs';
+
+/**
+ * How long a topic's metadata is asked for again while the cluster answers that it does not know the topic yet:
+ * a topic just created, or a broker just restarted, can take a few seconds to show in every broker's metadata.
+ */
+const METADATA_SETTLE_MS = 30_000;
 
 /**
  * Creates the work topic with one partition per shard when it does not exist (`ferry migrate`). An existing topic
@@ -30,10 +37,23 @@ export async function assertWorkTopic(kafka: Kafka, topic: string, partitions: n
   }
 }
 
-async function checkPartitions(admin: ReturnType<Kafka['admin']>, topic: string, partitions: number): Promise<void> {
-  const meta = await admin.fetchTopicMetadata({ topics: [topic] });
-  const count = meta.topics[0]?.partitions.length ?? 0;
+async function checkPartitions(admin: Admin, topic: string, partitions: number): Promise<void> {
+  const count = await partitionCount(admin, topic);
   if (count !== partitions) {
     throw new Error(`Kafka topic ${topic} has ${count} partitions but FERRY_SHARDS is ${partitions}; they must be equal.`);
+  }
+}
+
+/** The topic's partition count, asked again while the cluster reports a passing (retriable) error. */
+export async function partitionCount(admin: Pick<Admin, 'fetchTopicMetadata'>, topic: string, settleMs = METADATA_SETTLE_MS): Promise<number> {
+  const deadline = Date.now() + settleMs;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+      return meta.topics[0]?.partitions.length ?? 0;
+    } catch (err) {
+      if ((err as { retriable?: unknown }).retriable !== true || Date.now() + wait > deadline) throw err;
+      await sleep(wait);
+    }
   }
 }
