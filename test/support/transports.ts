@@ -40,7 +40,7 @@ export function transportFixture(): TransportFixture {
   return fixture;
 }
 
-/** A small POST to `url` with a 5 s budget. */
-export function anAttempt(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
+/** An outbound request as a transport gets it: a small POST to `url` with a 5 s budget. */
+export function anOutbound(url: string, overrides: Partial<OutboundRequest> = {}): OutboundRequest {
   return { url, method: 'POST', headers: [], body: Buffer.from('{}'), timeoutMs: 5_000, ...overrides };
 }

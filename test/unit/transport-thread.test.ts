@@ -4,7 +4,7 @@ import { createThreadedTransport, type ThreadedTransportOptions } from '../../sr
 import { createHttpTransport } from '../../src/adapters/http/transport.js';
 import type { DeliveryTransport } from '../../src/ports/delivery-transport.js';
 import { replies, startDestination } from '../support/destination.js';
-import { anAttempt, transportFixture } from '../support/transports.js';
+import { anOutbound, transportFixture } from '../support/transports.js';
 
 // What the delivery thread adds to the transport: every kind of outcome crosses back intact, aborts and close
 // reach attempts in flight, and attempts to several hosts spread over several threads.
@@ -19,19 +19,19 @@ describe('threaded transport: outcomes', () => {
   it('brings back a timeout with its phase', async () => {
     fx.transport = threaded();
     fx.destination.on('/late-headers', replies.delayedHeaders(60_000));
-    const { outcome } = await fx.transport.send(anAttempt(`${fx.destination.url}/late-headers`, { timeoutMs: 300 }));
+    const { outcome } = await fx.transport.send(anOutbound(`${fx.destination.url}/late-headers`, { timeoutMs: 300 }));
     expect(outcome).toEqual({ kind: 'timeout', phase: 'headers' });
   });
 
   it('brings back connection and TLS errors with their codes', async () => {
     fx.transport = threaded();
     fx.destination.on('/reset', replies.reset());
-    const reset = await fx.transport.send(anAttempt(`${fx.destination.url}/reset`));
+    const reset = await fx.transport.send(anOutbound(`${fx.destination.url}/reset`));
     expect(reset.outcome).toMatchObject({ kind: 'connection_error' });
 
     const untrusting = createThreadedTransport({ allowPrivateDestinations: true, threads: 1 });
     try {
-      const { outcome } = await untrusting.send(anAttempt(`${fx.destination.url}/untrusted`));
+      const { outcome } = await untrusting.send(anOutbound(`${fx.destination.url}/untrusted`));
       expect(outcome).toMatchObject({ kind: 'tls_error', code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     } finally {
       await untrusting.close();
@@ -41,7 +41,7 @@ describe('threaded transport: outcomes', () => {
   it('refuses a private address on the thread as it does on the caller', async () => {
     fx.transport = createThreadedTransport({ allowPrivateDestinations: false, ca: fx.destination.cert, threads: 1 });
     const before = fx.destination.connections.length;
-    const { outcome } = await fx.transport.send(anAttempt(`${fx.destination.url}/private`));
+    const { outcome } = await fx.transport.send(anOutbound(`${fx.destination.url}/private`));
     expect(outcome).toMatchObject({ kind: 'blocked' });
     expect(fx.destination.connections.length).toBe(before);
   });
@@ -52,25 +52,25 @@ describe('threaded transport: faults of its own', () => {
     fx.transport = threaded();
     const inThread = createHttpTransport({ allowPrivateDestinations: true });
     try {
-      await expect(inThread.send(anAttempt('not a url'))).rejects.toThrow();
+      await expect(inThread.send(anOutbound('not a url'))).rejects.toThrow();
     } finally {
       await inThread.close();
     }
-    await expect(fx.transport.send(anAttempt('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
-    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    await expect(fx.transport.send(anOutbound('not a url'))).rejects.toThrow(/delivery thread failed an attempt/);
+    expect((await fx.transport.send(anOutbound(`${fx.destination.url}/after-fault`))).outcome).toMatchObject({ kind: 'response', status: 200 });
   });
 
   it('fails the attempts of a thread that exits, including one in flight, and serves later ones on a new thread', async () => {
     const here = new URL('../support/exiting-transport-thread.ts', import.meta.url).href;
     fx.transport = threaded({ threadModule: { here, name: 'exiting-transport-thread' } });
     fx.destination.on('/hang-until-exit', replies.hang());
-    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
-    const inFlight = fx.transport.send(anAttempt(`${fx.destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));
+    expect((await fx.transport.send(anOutbound(`${fx.destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    const inFlight = fx.transport.send(anOutbound(`${fx.destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));
     await fx.destination.waitForRequests('/hang-until-exit', 1);
-    const exiting = fx.transport.send(anAttempt(`${fx.destination.url}/exit-thread`));
+    const exiting = fx.transport.send(anOutbound(`${fx.destination.url}/exit-thread`));
     await expect(exiting).rejects.toThrow(/delivery thread stopped \(exit code 7\)/);
     await expect(inFlight).rejects.toThrow(/delivery thread stopped/);
-    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
+    expect((await fx.transport.send(anOutbound(`${fx.destination.url}/after-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
     expect(fx.destination.requestsTo('/exit-thread')).toHaveLength(0);
   });
 });
@@ -78,9 +78,9 @@ describe('threaded transport: faults of its own', () => {
 describe('threaded transport: aborting and closing', () => {
   it('aborts an attempt handed over in the same turn, before it reached the thread', async () => {
     fx.transport = threaded();
-    await fx.transport.send(anAttempt(`${fx.destination.url}/warm`));
+    await fx.transport.send(anOutbound(`${fx.destination.url}/warm`));
     fx.destination.on('/hang-same-turn', replies.hang());
-    const pending = fx.transport.send(anAttempt(`${fx.destination.url}/hang-same-turn`, { timeoutMs: 60_000 }));
+    const pending = fx.transport.send(anOutbound(`${fx.destination.url}/hang-same-turn`, { timeoutMs: 60_000 }));
     fx.transport.abortInFlight();
     expect((await pending).outcome).toEqual({ kind: 'aborted' });
   });
@@ -88,11 +88,11 @@ describe('threaded transport: aborting and closing', () => {
   it('hands back attempts still in flight when closed, and every later one', async () => {
     fx.transport = threaded();
     fx.destination.on('/hang-at-close', replies.hang());
-    const pending = fx.transport.send(anAttempt(`${fx.destination.url}/hang-at-close`, { timeoutMs: 60_000 }));
+    const pending = fx.transport.send(anOutbound(`${fx.destination.url}/hang-at-close`, { timeoutMs: 60_000 }));
     await fx.destination.waitForRequests('/hang-at-close', 1);
     await fx.transport.close();
     expect((await pending).outcome).toEqual({ kind: 'aborted' });
-    expect((await fx.transport.send(anAttempt(`${fx.destination.url}/after-close`))).outcome).toEqual({ kind: 'aborted' });
+    expect((await fx.transport.send(anOutbound(`${fx.destination.url}/after-close`))).outcome).toEqual({ kind: 'aborted' });
     expect(fx.destination.requestsTo('/after-close')).toHaveLength(0);
   });
 });
@@ -104,7 +104,7 @@ describe('threaded transport: several threads', () => {
     try {
       const targets = [fx.destination, ...others];
       const sends = targets.flatMap((d, host) =>
-        Array.from({ length: 20 }, (_, i) => fx.transport.send(anAttempt(`${d.url}/spread-${host}-${i}`, { body: Buffer.from(`${host}:${i}`) }))),
+        Array.from({ length: 20 }, (_, i) => fx.transport.send(anOutbound(`${d.url}/spread-${host}-${i}`, { body: Buffer.from(`${host}:${i}`) }))),
       );
       const results = await Promise.all(sends);
       expect(results.every((r) => r.outcome.kind === 'response')).toBe(true);
@@ -133,6 +133,6 @@ it('threaded transport: a refused connection comes back as a connection error', 
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   fx.transport = threaded();
-  const { outcome } = await fx.transport.send(anAttempt(`https://127.0.0.1:${port}/`));
+  const { outcome } = await fx.transport.send(anOutbound(`https://127.0.0.1:${port}/`));
   expect(outcome).toMatchObject({ kind: 'connection_error', code: 'ECONNREFUSED' });
 });
