@@ -6,8 +6,13 @@
  * version it read. Every write is checked to have applied. Reports rows changed per second and the Cassandra
  * process's CPU per row changed.
  *
+ * By default every conditional write goes to a partition of its own, `--at-once` of them under way. With
+ * `--shards P` the rows live in P partitions, and each partition takes one conditional write after another, all
+ * P at once: what a shard's owner writing its outcomes as batches into one shared partition would see, with
+ * Paxos rounds following each other on the same partition.
+ *
  *   bash test/infra/infra.sh up && npx tsx test/bench/cassandra-conditional.ts [--rows-per-batch 1,8,32] \
- *     [--rows 8000] [--at-once 32]
+ *     [--rows 8000] [--at-once 32] [--shards 12]
  */
 import './distributed-env.js';
 import { CassandraSession, applied, type Statement } from '../../src/adapters/cassandra/session.js';
@@ -19,6 +24,7 @@ const args = parseArgs();
 const sizes = (args.get('rows-per-batch') ?? '1,8,32').split(',').map(Number);
 const rowsPerRun = Number(args.get('rows') ?? 8000);
 const atOnce = Number(args.get('at-once') ?? 32);
+const shards = args.has('shards') ? Number(args.get('shards')) : null;
 
 await assertInfra();
 const cassandraPid = infraPids().cassandra;
@@ -34,12 +40,15 @@ try {
   await session.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`, [], 'creating a scratch keyspace');
   await session.execute(`CREATE TABLE ${ks}.t (p text, c int, version int, status text, PRIMARY KEY (p, c))`, [], 'creating a scratch table');
   for (const size of sizes) {
-    const partitions = Math.ceil(rowsPerRun / size);
-    const rowsOf = (p: number, write: (partition: string, row: number) => Statement): Statement[] =>
-      Array.from({ length: size }, (_, row) => write(`${size}-${p}`, row));
-    await forEachBounded(partitions, 64, (p) =>
+    // Each unit of work is one conditional write of `size` rows of one partition.
+    const writes = Math.ceil(rowsPerRun / size);
+    const partitionOf = (w: number) => (shards === null ? `${size}-${w}` : `${size}-shard-${w % shards}`);
+    const firstRowOf = (w: number) => (shards === null ? 0 : Math.floor(w / shards) * size);
+    const rowsOf = (w: number, write: (partition: string, row: number) => Statement): Statement[] =>
+      Array.from({ length: size }, (_, i) => write(partitionOf(w), firstRowOf(w) + i));
+    await forEachBounded(writes, 64, (w) =>
       session.batch(
-        rowsOf(p, (partition, row) => ({ query: `INSERT INTO ${ks}.t (p, c, version, status) VALUES (?, ?, 0, 'queued')`, params: [partition, row] })),
+        rowsOf(w, (partition, row) => ({ query: `INSERT INTO ${ks}.t (p, c, version, status) VALUES (?, ?, 0, 'queued')`, params: [partition, row] })),
         'seeding',
         { logged: false },
       ).then(() => undefined),
@@ -49,27 +58,38 @@ try {
       params: [partition, row],
     });
     let notApplied = 0;
-    const meter = cpuMeter([['cassandra', cassandraPid]]);
-    const start = performance.now();
-    await forEachBounded(partitions, atOnce, async (p) => {
-      const statements = rowsOf(p, change);
+    const write = async (w: number) => {
+      const statements = rowsOf(w, change);
       const result =
         statements.length === 1
           ? await session.execute(statements[0]!.query, statements[0]!.params!, 'changing a row')
           : await session.batch(statements, 'changing rows', { logged: false });
       if (!applied(result)) notApplied++;
-    });
+    };
+    const meter = cpuMeter([['cassandra', cassandraPid]]);
+    const start = performance.now();
+    if (shards === null) await forEachBounded(writes, atOnce, write);
+    else {
+      // One pipeline per partition: its next write starts when the previous one answered.
+      await Promise.all(
+        Array.from({ length: shards }, async (_, shard) => {
+          for (let w = shard; w < writes; w += shards) await write(w);
+        }),
+      );
+    }
     const seconds = (performance.now() - start) / 1000;
     const cores = coresOf(meter.stop(), 'cassandra');
-    const perSecond = (partitions * size) / seconds;
-    rows.push([size, round(partitions / seconds), round(perSecond), cores.toFixed(2), round((cores * 1e6) / perSecond), notApplied]);
+    const perSecond = (writes * size) / seconds;
+    rows.push([size, round(writes / seconds), round(perSecond), cores.toFixed(2), round((cores * 1e6) / perSecond), notApplied]);
   }
 } finally {
   await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping the scratch keyspace').catch(() => undefined);
   await session.close();
 }
 printTable(
-  `Conditional writes, ${atOnce} at once, ${rowsPerRun} rows changed per size`,
+  shards === null
+    ? `Conditional writes, ${atOnce} at once, each to a partition of its own, ${rowsPerRun} rows changed per size`
+    : `Conditional writes to ${shards} partitions, one after another in each, ${rowsPerRun} rows changed per size`,
   ['rows per conditional write', 'writes/s', 'rows changed/s', 'cassandra cores', 'cassandra CPU µs per row', 'not applied'],
   rows,
 );
