@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { errors } from 'cassandra-driver';
+import { CONSISTENCY } from '../../src/adapters/cassandra/session.js';
+import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
 import { infra } from '../support/infra.js';
@@ -14,20 +17,36 @@ describe('Cassandra claims held in the claiming process', () => {
   const open = scratchCassandraBackend('held', SHARDS, 60_000);
   let other: CassandraBackend;
   let quick: CassandraBackend;
+  let storing: CassandraBackend;
   const reopen = (claimStoredAfterMs: number) =>
     openCassandraBackend({ ...infra.cassandra.connection(open().session.keyspace), shardCount: SHARDS, claimStoredAfterMs });
   beforeAll(async () => {
     other = await reopen(60_000);
     quick = await reopen(50);
+    storing = await reopen(0);
   });
   afterAll(async () => {
     await other.close();
     await quick.close();
+    await storing.close();
   });
 
   const timersOf = async (id: string) => {
     const rs = await open().session.read(`SELECT request_id FROM ${open().session.table('timers')}`, [], 'reading timers', 5000);
     return rs.rows.filter((row) => row['request_id'] === id).length;
+  };
+  /** Waits until `backend` claims `id`; requests other cases left due in the keyspace may be claimed on the way. */
+  const claimedSoon = async (backend: CassandraBackend, id: string) => {
+    const claimed = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          for (const c of await backend.requests.claimDue(Date.now(), 10, Date.now() + LEASE_MS)) claimed.add(c.id);
+          return claimed.has(id);
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
   };
   const succeeded = (at: number) => ({ status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null }) as const;
 
@@ -149,9 +168,34 @@ describe('Cassandra claims held in the claiming process', () => {
       const [claimed] = await quick.requests.claimDue(now + 1, 10, now + 500);
       expect(claimed?.id).toBe(r.id);
       await expect.poll(() => storing.mock.calls.filter((c) => c[2] === 'storing a claim').length, { timeout: 10_000 }).toBeGreaterThan(1);
-      await expect.poll(async () => (await quick.requests.claimDue(Date.now(), 10, Date.now() + LEASE_MS)).map((c) => c.id), { timeout: 10_000 }).toEqual([r.id]);
+      await claimedSoon(quick, r.id);
     } finally {
       storing.mockRestore();
     }
+  });
+
+  it('makes a stored claim whose answer was lost due again once storage answers, instead of leaving it to its lease', async () => {
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    await storing.requests.insertMany([r]);
+    const session = storing.session;
+    const execute = session.execute.bind(session);
+    // The claim lands, but its answer is lost with the connection, and the serial read that would tell fails too.
+    const socketClosed = Object.assign(new errors.OperationTimedOutError('socket closed (injected)'), { isSocketError: true });
+    const lost = vi.spyOn(session, 'execute').mockImplementation(async (query, params, during, options) => {
+      if (during !== 'claiming a request') return execute(query, params, during, options);
+      if (options?.consistency === CONSISTENCY.serial) throw new StorageUnavailable('read failed (injected)');
+      if (!query.startsWith('UPDATE')) return execute(query, params, during, options);
+      await execute(query, params, during, options);
+      throw new StorageUnavailable('answer lost (injected)', { cause: socketClosed });
+    });
+    try {
+      await expect(storing.requests.claimDue(now + 1, 10, now + LEASE_MS)).rejects.toThrow('injected');
+    } finally {
+      lost.mockRestore();
+    }
+    expect(await other.requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'delivering', dueAt: now + LEASE_MS });
+
+    await claimedSoon(storing, r.id);
   });
 });

@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
+import { CONSISTENCY } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, inClaimOrder, leaseTimers } from './timer-scan.js';
 import { FIRST_POSITION, TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
@@ -13,6 +15,9 @@ const RELEASE_CONCURRENCY = 16;
 const LEASE_PAGE = 200;
 /** Timers read at a time past those of held claims when looking for the next due time. */
 const HELD_SKIP_PAGE = 64;
+/** A stored claim whose fate is unknown is looked at again this soon, doubling up to the cap (see `undoUnseen`). */
+const UNDO_FIRST_MS = 500;
+const UNDO_CAP_MS = 5_000;
 
 /**
  * How many listed buckets per shard `nextDueAt` looks at: its horizon. More than the empty buckets a shard may
@@ -76,8 +81,33 @@ export class RequestClaims {
       this.held.hold({ stored: current, claimed, patch });
       return { timer, request: claimed };
     }
-    const claimed = await this.changes.apply(current, patch, asOf, 'claiming a request');
+    const claimed = await this.changes.apply(current, patch, asOf, 'claiming a request').catch((err: unknown) => {
+      this.inFlight.background(() => this.undoUnseen(patched(current, patch)));
+      throw err;
+    });
     return claimed === null ? null : { timer, request: claimed };
+  }
+
+  /**
+   * A stored claim that failed may have landed all the same (the answer was lost, and so was the read that would
+   * have told). No worker holds it, so once storage answers, a claim found as it was written is made due at once,
+   * as a released lease is; otherwise the request would wait out the lease.
+   */
+  private async undoUnseen(claimed: StoredRequest): Promise<void> {
+    const signal = this.inFlight.closingSignal;
+    for (let wait = UNDO_FIRST_MS; !signal.aborted && Date.now() < (claimed.dueAt ?? 0); wait = Math.min(wait * 2, UNDO_CAP_MS)) {
+      await sleep(wait, undefined, { signal }).catch(() => undefined);
+      try {
+        const asOf = deletionTime();
+        const seen = await this.rows.request(claimed.id, 'undoing a claim', CONSISTENCY.serial);
+        if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
+          await this.changes.apply(seen, { dueAt: Date.now() }, asOf, 'undoing a claim');
+        }
+        return;
+      } catch {
+        // Storage still away: look again later, while the lease lasts.
+      }
+    }
   }
 
   private async release(timer: Timer, now: number): Promise<StoredRequest | null> {

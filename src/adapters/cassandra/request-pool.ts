@@ -4,6 +4,12 @@ import { StorageUnavailable } from '../../ports/errors.js';
 export class InFlight {
   private readonly running = new Set<Promise<unknown>>();
   private closing = false;
+  private readonly closed = new AbortController();
+
+  /** Aborted when close begins: background work that waits between tries stops waiting. */
+  get closingSignal(): AbortSignal {
+    return this.closed.signal;
+  }
 
   run<T>(operation: () => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new StorageUnavailable('The Cassandra request store is closed.'));
@@ -20,6 +26,7 @@ export class InFlight {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.closed.abort();
     // Work that finishes may still start clean-up of its own.
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
