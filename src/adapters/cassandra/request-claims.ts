@@ -97,6 +97,7 @@ export class RequestClaims {
     const signal = this.inFlight.closingSignal;
     for (let wait = UNDO_FIRST_MS; !signal.aborted && Date.now() < (claimed.dueAt ?? 0); wait = Math.min(wait * 2, UNDO_CAP_MS)) {
       await sleep(wait, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
       try {
         const asOf = deletionTime();
         const seen = await this.rows.request(claimed.id, 'undoing a claim', CONSISTENCY.serial);
