@@ -31,7 +31,16 @@ function failingFirst(store: RequestStore, method: 'recordAttempt' | 'update', f
   return { store: wrapped, calls: () => calls };
 }
 
-function start(backend: EmbeddedBackend, store: RequestStore, outcomes: AttemptOutcome[], secrets?: () => Promise<readonly Uint8Array[]>) {
+/**
+ * Inserts one due request and runs an engine over `store` (the backend's store, with failures injected) until the
+ * request is `succeeded`; `outcomes` are the transport's answers in turn, then 200s.
+ */
+async function deliverOne(
+  backend: EmbeddedBackend,
+  store: RequestStore,
+  o: { outcomes?: AttemptOutcome[]; secrets?: () => Promise<readonly Uint8Array[]> } = {},
+) {
+  const outcomes = o.outcomes ?? [];
   const events: DeliveryEvent[] = [];
   const sent: string[] = [];
   const engine = harness.startEngine(backend, {
@@ -44,10 +53,15 @@ function start(backend: EmbeddedBackend, store: RequestStore, outcomes: AttemptO
       abortInFlight: () => undefined,
       close: async () => undefined,
     },
-    ...(secrets === undefined ? {} : { signingSecrets: secrets }),
+    ...(o.secrets === undefined ? {} : { signingSecrets: o.secrets }),
     onEvent: (e) => events.push(e),
   });
-  return { engine, events, sent };
+  const now = Date.now();
+  const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+  await backend.requests.insertMany([r]);
+  engine.start();
+  await vi.waitFor(async () => expect((await backend.requests.get(PROJECT_A, r.id))?.status).toBe('succeeded'), { timeout: 15_000 });
+  return { id: r.id, events, sent };
 }
 
 const errors = (events: DeliveryEvent[]) => events.filter((e) => e.type === 'engine_error');
@@ -61,43 +75,25 @@ describe('delivery engine while storage fails', () => {
       if (reads <= 2) throw unreachable();
       return [new Uint8Array(32)];
     };
-    const { engine, events, sent } = start(backend, backend.requests, [], secrets);
-    const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
-    await backend.requests.insertMany([r]);
-    engine.start();
-
-    await vi.waitFor(async () => expect((await backend.requests.get(PROJECT_A, r.id))?.status).toBe('succeeded'), { timeout: 15_000 });
-    expect(sent).toEqual([r.id]);
+    const { id, events, sent } = await deliverOne(backend, backend.requests, { secrets });
+    expect(sent).toEqual([id]);
     expect(errors(events).length).toBeGreaterThan(0);
   });
 
   it('records an outcome that could not be stored at first, without sending the request again', async () => {
     const backend = harness.openBackend();
     const { store, calls } = failingFirst(backend.requests, 'recordAttempt', 3);
-    const { engine, sent } = start(backend, store, []);
-    const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
-    await backend.requests.insertMany([r]);
-    engine.start();
-
-    await vi.waitFor(async () => expect((await backend.requests.get(PROJECT_A, r.id))?.status).toBe('succeeded'), { timeout: 15_000 });
+    const { id, sent } = await deliverOne(backend, store);
     expect(calls()).toBe(4);
-    expect(sent).toEqual([r.id]);
-    expect(await backend.requests.listAttempts(PROJECT_A, r.id)).toHaveLength(1);
+    expect(sent).toEqual([id]);
+    expect(await backend.requests.listAttempts(PROJECT_A, id)).toHaveLength(1);
   });
 
   it('hands back a request whose attempt was aborted even when the first hand-backs fail, and delivers it', async () => {
     const backend = harness.openBackend();
     const { store, calls } = failingFirst(backend.requests, 'update', 2);
-    const { engine, sent } = start(backend, store, [{ kind: 'aborted' }]);
-    const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
-    await backend.requests.insertMany([r]);
-    engine.start();
-
-    await vi.waitFor(async () => expect((await backend.requests.get(PROJECT_A, r.id))?.status).toBe('succeeded'), { timeout: 15_000 });
+    const { id, sent } = await deliverOne(backend, store, { outcomes: [{ kind: 'aborted' }] });
     expect(calls()).toBe(3);
-    expect(sent).toEqual([r.id, r.id]);
+    expect(sent).toEqual([id, id]);
   });
 });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
 import { patched, type RequestChanges } from './request-changes.js';
@@ -15,9 +16,8 @@ const RELEASE_CONCURRENCY = 16;
 const LEASE_PAGE = 200;
 /** Timers read at a time past those of held claims when looking for the next due time. */
 const HELD_SKIP_PAGE = 64;
-/** A stored claim whose fate is unknown is looked at again this soon, doubling up to the cap (see `undoUnseen`). */
-const UNDO_FIRST_MS = 500;
-const UNDO_CAP_MS = 5_000;
+/** How soon a stored claim whose fate is unknown is looked at again (see `undoUnseen`). */
+const UNDO_BACKOFF: BackoffConfig = { baseMs: 1_000, capMs: 5_000 };
 
 /**
  * How many listed buckets per shard `nextDueAt` looks at: its horizon. More than the empty buckets a shard may
@@ -95,8 +95,8 @@ export class RequestClaims {
    */
   private async undoUnseen(claimed: StoredRequest): Promise<void> {
     const signal = this.inFlight.closingSignal;
-    for (let wait = UNDO_FIRST_MS; !signal.aborted && Date.now() < (claimed.dueAt ?? 0); wait = Math.min(wait * 2, UNDO_CAP_MS)) {
-      await sleep(wait, undefined, { signal }).catch(() => undefined);
+    for (let tries = 1; !signal.aborted && Date.now() < (claimed.dueAt ?? 0); tries++) {
+      await sleep(backoffDelayMs(tries, UNDO_BACKOFF, Math.random), undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
       try {
         const asOf = deletionTime();

@@ -3,7 +3,6 @@ import { StorageUnavailable } from '../../ports/errors.js';
 /** The store's running work: close waits for all of it, and no new operation starts once close began. */
 export class InFlight {
   private readonly running = new Set<Promise<unknown>>();
-  private closing = false;
   private readonly closed = new AbortController();
 
   /** Aborted when close begins: background work that waits between tries stops waiting. */
@@ -12,7 +11,7 @@ export class InFlight {
   }
 
   run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.closing) return Promise.reject(new StorageUnavailable('The Cassandra request store is closed.'));
+    if (this.closed.signal.aborted) return Promise.reject(new StorageUnavailable('The Cassandra request store is closed.'));
     return this.track(operation());
   }
 
@@ -25,7 +24,6 @@ export class InFlight {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
     this.closed.abort();
     // Work that finishes may still start clean-up of its own.
     while (this.running.size > 0) await Promise.allSettled([...this.running]);

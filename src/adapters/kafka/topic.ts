@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Kafka } from 'kafkajs';
+import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 
 /**
  * How long a topic's metadata is asked for again while the cluster answers that it does not know the topic yet:
  * a topic just created, or a broker just restarted, can take a few seconds to show in every broker's metadata.
  */
 const METADATA_SETTLE_MS = 30_000;
+const METADATA_BACKOFF: BackoffConfig = { baseMs: 200, capMs: 2_000 };
 
 /**
  * Creates the work topic with one partition per shard when it does not exist (`ferry migrate`). An existing topic
@@ -47,11 +49,12 @@ async function checkPartitions(admin: Admin, topic: string, partitions: number):
 /** The topic's partition count, asked again while the cluster reports a passing (retriable) error. */
 export async function partitionCount(admin: Pick<Admin, 'fetchTopicMetadata'>, topic: string, settleMs = METADATA_SETTLE_MS): Promise<number> {
   const deadline = Date.now() + settleMs;
-  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+  for (let tries = 1; ; tries++) {
     try {
       const meta = await admin.fetchTopicMetadata({ topics: [topic] });
       return meta.topics[0]?.partitions.length ?? 0;
     } catch (err) {
+      const wait = backoffDelayMs(tries, METADATA_BACKOFF, Math.random);
       if ((err as { retriable?: unknown }).retriable !== true || Date.now() + wait > deadline) throw err;
       await sleep(wait);
     }

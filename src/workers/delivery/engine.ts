@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../domain/clock.js';
+import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
@@ -43,12 +44,12 @@ const HAND_BACK_DELAY_MS = 1_000;
  */
 const EMPTY_LOOK_RETRY_MS = 10;
 /**
- * A storage call for a claimed request that fails (storage unreachable, say) is tried again this soon, doubling up
- * to the cap, for as long as the claim's lease lasts: giving up would leave the request claimed and unsent, or
- * sent and without its outcome, until the lease ran out.
+ * A storage call for a claimed request that fails (storage unreachable, say) is tried again after this backoff
+ * (200–400 ms at first, up to 5 s; jittered, so the attempts caught by one outage do not all come back at once),
+ * for as long as the claim's lease lasts: giving up would leave the request claimed and unsent, or sent and
+ * without its outcome, until the lease ran out.
  */
-const STORAGE_RETRY_FIRST_MS = 200;
-const STORAGE_RETRY_CAP_MS = 5_000;
+const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
 
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
@@ -75,10 +76,9 @@ export class DeliveryEngine {
   private emptyLooks = 0;
   private ticking = false;
   private again = false;
-  private stopping = false;
   /** Set once the shutdown grace ran out: attempts in flight were aborted, and none may start after them. */
   private aborting = false;
-  /** Ends the waits between storage retries at once when the engine stops. */
+  /** Aborted when the engine stops; it also ends the waits between storage retries at once. */
   private readonly stopped = new AbortController();
 
   /** Free slots worth a claim of their own when attempts finish. */
@@ -91,6 +91,10 @@ export class DeliveryEngine {
 
   start(): void {
     this.wake();
+  }
+
+  private get stopping(): boolean {
+    return this.stopped.signal.aborted;
   }
 
   /** Looks for due work now, e.g. because a request was just accepted. */
@@ -117,7 +121,6 @@ export class DeliveryEngine {
    * waiting requests are handed back to the store, due at once, for the next process.
    */
   async stop(graceMs: number): Promise<void> {
-    this.stopping = true;
     this.stopped.abort();
     this.disarm();
     await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
@@ -213,19 +216,19 @@ export class DeliveryEngine {
         // The destination is done with: its next waiting request may start while this outcome is recorded.
         if (!this.stopping) this.dispatch();
       };
-      const done = this.deliver(w.request, exchanged)
-        .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
-        .finally(() => {
-          this.limits.finish(w.host, w.queue, hostReleased);
-          this.settled.delete(done);
-          if (!this.stopping) {
-            this.dispatch();
-            // Claim in batches: one claim per finished attempt would be one store write per delivery. Without a
-            // backlog the next due time is armed already, and a look at the store now would find nothing.
-            if (this.starved && (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0)) this.wake();
-          }
-        });
-      this.settled.add(done);
+      this.track(
+        this.deliver(w.request, exchanged)
+          .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
+          .finally(() => {
+            this.limits.finish(w.host, w.queue, hostReleased);
+            if (!this.stopping) {
+              this.dispatch();
+              // Claim in batches: one claim per finished attempt would be one store write per delivery. Without a
+              // backlog the next due time is armed already, and a look at the store now would find nothing.
+              if (this.starved && (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0)) this.wake();
+            }
+          }),
+      );
     }
   }
 
@@ -234,7 +237,7 @@ export class DeliveryEngine {
     for (const w of stale) this.track(this.handBack(w.request, HAND_BACK_DELAY_MS));
   }
 
-  /** Work on a claimed request that `stop` waits for. */
+  /** Work on a claimed request (an attempt and its record, a hand-back) that `stop` waits for. */
   private track(work: Promise<void>): void {
     const done = work.finally(() => this.settled.delete(done));
     this.settled.add(done);
@@ -336,12 +339,13 @@ export class DeliveryEngine {
    */
   private async whileLeased<T>(claimed: StoredRequest, call: () => Promise<T>): Promise<T> {
     const leaseEnd = claimed.dueAt ?? Number.NEGATIVE_INFINITY;
-    for (let wait = STORAGE_RETRY_FIRST_MS, failures = 0; ; wait = Math.min(wait * 2, STORAGE_RETRY_CAP_MS)) {
+    for (let failures = 1; ; failures++) {
       try {
         return await call();
       } catch (err) {
+        const wait = backoffDelayMs(failures, STORAGE_RETRY, this.o.random ?? Math.random);
         if (err instanceof VersionConflict || this.stopping || this.o.clock.now() + wait >= leaseEnd) throw err;
-        if (failures++ === 0) this.emit({ type: 'engine_error', error: `${String(err)} (request ${claimed.id}; trying again while its claim lasts)` });
+        if (failures === 1) this.emit({ type: 'engine_error', error: `${String(err)} (request ${claimed.id}; trying again while its claim lasts)` });
         await sleep(wait, undefined, { signal: this.stopped.signal }).catch(() => undefined);
       }
     }
