@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createThreadedTransport, type ThreadedTransportOptions } from '../../src/adapters/http/threaded-transport.js';
+import { createThreadedTransport, threadedTransportRunning, type ThreadedTransportOptions } from '../../src/adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../../src/adapters/http/transport.js';
 import type { DeliveryTransport } from '../../src/ports/delivery-transport.js';
 import { replies, startDestination } from '../support/destination.js';
@@ -11,8 +11,12 @@ import { anOutbound, transportFixture } from '../support/transports.js';
 
 const fx = transportFixture();
 
+function threadedOptions(extra: Partial<ThreadedTransportOptions> = {}): ThreadedTransportOptions {
+  return { allowPrivateDestinations: true, ca: fx.destination.cert, threads: 1, ...extra };
+}
+
 function threaded(extra: Partial<ThreadedTransportOptions> = {}): DeliveryTransport {
-  return createThreadedTransport({ allowPrivateDestinations: true, ca: fx.destination.cert, threads: 1, ...extra });
+  return createThreadedTransport(threadedOptions(extra));
 }
 
 describe('threaded transport: outcomes', () => {
@@ -62,7 +66,7 @@ describe('threaded transport: faults of its own', () => {
 
   it('fails the attempts of a thread that exits, including one in flight, and serves later ones on a new thread', async () => {
     const here = new URL('../support/exiting-transport-thread.ts', import.meta.url).href;
-    fx.transport = threaded({ threadModule: { here, name: 'exiting-transport-thread' } });
+    fx.transport = threadedTransportRunning({ here, name: 'exiting-transport-thread' }, threadedOptions());
     fx.destination.on('/hang-until-exit', replies.hang());
     expect((await fx.transport.send(anOutbound(`${fx.destination.url}/before-exit`))).outcome).toMatchObject({ kind: 'response', status: 200 });
     const inFlight = fx.transport.send(anOutbound(`${fx.destination.url}/hang-until-exit`, { timeoutMs: 60_000 }));

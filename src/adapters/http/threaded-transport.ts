@@ -8,14 +8,10 @@ import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThrea
 export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lookup' | 'tcpConnect'> {
   /** Delivery threads; each destination host is served by one of them, so its keep-alive pool stays in one place. */
   readonly threads: number;
-  /**
-   * Tests only: the module each thread runs (`name` next to the module at `here`, as `startWorkerThread` takes
-   * them), to make a thread fail the way a real one could.
-   */
-  readonly threadModule?: ThreadModule;
 }
 
-interface ThreadModule {
+/** The module a delivery thread runs: `name` next to the module at `here`, as `startWorkerThread` takes them. */
+export interface ThreadModule {
   readonly here: string;
   readonly name: string;
 }
@@ -30,7 +26,12 @@ const DELIVERY_THREAD: ThreadModule = { here: import.meta.url, name: 'transport-
  * attempts still in flight end `aborted`.
  */
 export function createThreadedTransport(opts: ThreadedTransportOptions): DeliveryTransport {
-  const { threads: count, ca, threadModule = DELIVERY_THREAD, ...rest } = opts;
+  return threadedTransportRunning(DELIVERY_THREAD, opts);
+}
+
+/** The threaded transport with its threads running `threadModule`: a test makes a thread fail as a real one could. */
+export function threadedTransportRunning(threadModule: ThreadModule, opts: ThreadedTransportOptions): DeliveryTransport {
+  const { threads: count, ca, ...rest } = opts;
   // PEM is text: a string crosses to the thread as it is, where a Buffer would arrive as a plain Uint8Array.
   const data: TransportThreadData = ca === undefined ? rest : { ...rest, ca: ca.toString() };
   if (!Number.isInteger(count) || count < 1) throw new RangeError('A threaded transport needs at least one thread.');
