@@ -7,8 +7,9 @@ import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
 import { CONSISTENCY } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
-import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, inClaimOrder, leaseTimers } from './timer-scan.js';
-import { FIRST_POSITION, TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
+import type { TimerFloors } from './timer-floors.js';
+import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, lookFor } from './timer-scan.js';
+import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
 /** Claims (a read and a conditional write each) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
@@ -40,12 +41,13 @@ export class RequestClaims {
     private readonly inFlight: InFlight,
     private readonly removals: TimerRemovals,
     private readonly held: HeldClaims,
+    private readonly floors: TimerFloors,
   ) {}
 
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
     if (limit <= 0) return [];
     const pageSize = Math.min(Math.max(limit, 16), 500);
-    const due = inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.inFlight, shard, now, pageSize)));
+    const due = inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;
@@ -139,20 +141,23 @@ export class RequestClaims {
    * (their requests are being delivered). A timer being removed is not left out: passing over it here (reading
    * on through its bucket) cost more reads than the short look it may cause. When all of those buckets are empty, the time a claim may drop the first
    * of them: the claim then brings later timers within reach (and claims any due ones itself, as its scan is not
-   * limited to these buckets).
+   * limited to these buckets). Buckets are read from their floors, as a claim's scan reads them (see `TimerFloors`).
    */
   private async nextDueIn(shard: number): Promise<number | null> {
     const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
     if (buckets.length === 0) return null;
-    const earliest = await this.timers.earliest(shard, buckets, 'finding the next due time');
-    if (earliest.size === 0) return bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS;
+    const { floored, unknown } = lookFor(this.floors, shard, buckets, Date.now());
+    const earliest = await earliestOf(this.timers, this.floors, shard, unknown, 'finding the next due time');
+    let anyTimer = earliest.size > 0;
     for (const bucket of buckets) {
       const first = earliest.get(bucket);
-      if (first === undefined) continue;
-      const unheld = this.held.holds(first.requestId) ? await this.firstUnheld(shard, bucket) : first;
+      if (first === undefined && !floored.has(bucket)) continue;
+      if (first !== undefined && !this.held.holds(first.requestId)) return first.dueAt;
+      const { unheld, any } = await this.firstUnheld(shard, bucket);
+      anyTimer ||= any;
       if (unheld !== undefined) return unheld.dueAt;
     }
-    return null;
+    return anyTimer ? null : bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS;
   }
 
   /** Timers of claims this process holds, and timers it is removing: neither has work for a claim. */
@@ -160,12 +165,15 @@ export class RequestClaims {
     return this.held.holds(timer.requestId) || this.removals.pending(timer);
   }
 
-  /** The first timer of a bucket that a claim would not pass over. */
-  private async firstUnheld(shard: number, bucket: number): Promise<Timer | undefined> {
-    for (let after = FIRST_POSITION; ; ) {
+  /** The first timer of a bucket that a claim would not pass over, read from the bucket's floor; and whether it holds any. */
+  private async firstUnheld(shard: number, bucket: number): Promise<{ unheld: Timer | undefined; any: boolean }> {
+    const start = this.floors.start(shard, bucket);
+    for (let after = start; ; ) {
+      const seenAt = this.floors.now();
       const page = await this.timers.due(shard, bucket, after, Number.MAX_SAFE_INTEGER, HELD_SKIP_PAGE, 'finding the next due time');
-      const found = page.find((t) => !this.passOver(t));
-      if (found !== undefined || page.length < HELD_SKIP_PAGE) return found;
+      if (after === start) this.floors.saw(shard, bucket, start, seenAt, page[0], Number.MAX_SAFE_INTEGER);
+      const unheld = page.find((t) => !this.passOver(t));
+      if (unheld !== undefined || page.length < HELD_SKIP_PAGE) return { unheld, any: page.length > 0 || after !== start };
       after = page.at(-1)!;
     }
   }

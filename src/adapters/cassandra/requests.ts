@@ -13,6 +13,7 @@ import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertP
 import type { CassandraSession, Statement } from './session.js';
 import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, deletionTime, timerOf, type Timer } from './timers.js';
+import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
 
@@ -24,6 +25,8 @@ export interface CassandraRequestStoreOptions {
    * once. Default `CLAIM_STORED_AFTER_MS`.
    */
   readonly claimStoredAfterMs?: number;
+  /** Where reads of timer buckets may start (see `TimerFloors`). Default `TIMER_FLOORS`. */
+  readonly timerFloors?: TimerFloorSettings;
 }
 
 /**
@@ -79,7 +82,7 @@ export class CassandraRequestStore implements RequestStore {
     this.held = new HeldClaims(options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS, (claim) =>
       this.inFlight.run(() => this.storeHeld(claim)),
     );
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, new TimerFloors(options.timerFloors));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }

@@ -1,4 +1,5 @@
 import type { InFlight } from './request-pool.js';
+import type { TimerFloors } from './timer-floors.js';
 import {
   FIRST_POSITION,
   TIMER_BUCKET_MS,
@@ -40,12 +41,14 @@ export class ShardDueTimers {
   private readonly occupied: number[] = [];
   private listedAfter = FIRST_BUCKET;
   private listedAll = false;
-  private reading: { bucket: number; after: TimerPosition } | null = null;
+  /** The bucket being read; `start` until its first page is read, then null. */
+  private reading: { bucket: number; after: TimerPosition; start: TimerPosition | null } | null = null;
   private page: Timer[] = [];
   private index = 0;
 
   constructor(
     private readonly timers: TimerTable,
+    private readonly floors: TimerFloors,
     private readonly inFlight: InFlight,
     private readonly shard: number,
     private readonly now: number,
@@ -73,11 +76,14 @@ export class ShardDueTimers {
           await this.listBuckets();
           continue;
         }
-        this.reading = { bucket, after: FIRST_POSITION };
+        const start = this.floors.start(this.shard, bucket);
+        this.reading = { bucket, after: start, start };
       }
-      const { bucket, after } = this.reading;
+      const { bucket, after, start } = this.reading;
+      const seenAt = this.floors.now();
       const page = await this.timers.due(this.shard, bucket, after, this.now, this.pageSize, DURING);
-      this.reading = page.length < this.pageSize ? null : { bucket, after: page.at(-1)! };
+      if (start !== null) this.floors.saw(this.shard, bucket, start, seenAt, page[0], this.now);
+      this.reading = page.length < this.pageSize ? null : { bucket, after: page.at(-1)!, start: null };
       if (page.length > 0) {
         this.page = page;
         this.index = 0;
@@ -86,21 +92,60 @@ export class ShardDueTimers {
     }
   }
 
-  /** Lists the next buckets up to now, keeps those holding timers and drops the entries of old empty ones. */
+  /**
+   * Lists the next buckets up to now and keeps those that may hold timers: a bucket with a floor (see
+   * `TimerFloors`) is read from there; the others are looked at together, and the entries of old empty ones
+   * dropped.
+   */
   private async listBuckets(): Promise<void> {
     const buckets = await this.timers.buckets(this.shard, this.listedAfter, bucketOf(this.now), BUCKETS_PER_READ, DURING);
     if (buckets.length < BUCKETS_PER_READ) this.listedAll = true;
     if (buckets.length === 0) return;
     this.listedAfter = buckets.at(-1)!;
+    const { floored, unknown } = lookFor(this.floors, this.shard, buckets, this.now);
     const asOf = deletionTime() - BUCKET_WRITE_MARGIN_US;
-    const earliest = await this.timers.earliest(this.shard, buckets, DURING);
+    const earliest = await earliestOf(this.timers, this.floors, this.shard, unknown, DURING);
     for (const bucket of buckets) {
-      if (earliest.has(bucket)) this.occupied.push(bucket);
-      else if (bucketStart(bucket + 1) <= this.now - EMPTY_BUCKET_AGE_MS) {
+      if (floored.has(bucket) || earliest.has(bucket)) this.occupied.push(bucket);
+      else if (unknown.includes(bucket) && forgettable(bucket, this.now)) {
+        this.floors.forget(this.shard, bucket);
         this.inFlight.background(() => this.timers.forgetBucket(this.shard, bucket, asOf, DURING));
       }
     }
   }
+}
+
+/** Whether a bucket is old enough for a claim that finds it empty to drop its entry. */
+export function forgettable(bucket: number, now: number): boolean {
+  return bucketStart(bucket + 1) <= now - EMPTY_BUCKET_AGE_MS;
+}
+
+/**
+ * How to look at listed buckets: those with a floor are read from it, those known empty skipped, and the rest
+ * (including empty ones old enough to drop) looked at with one `earliest` query.
+ */
+export function lookFor(floors: TimerFloors, shard: number, buckets: readonly number[], now: number): { floored: Set<number>; unknown: number[] } {
+  const floored = new Set<number>();
+  const unknown: number[] = [];
+  for (const bucket of buckets) {
+    if (floors.empty(shard, bucket)) {
+      if (forgettable(bucket, now)) unknown.push(bucket);
+    } else if (floors.start(shard, bucket) === FIRST_POSITION) unknown.push(bucket);
+    else floored.add(bucket);
+  }
+  return { floored, unknown };
+}
+
+/**
+ * The earliest timer of each of `buckets` that holds any, in one query. It reads each bucket from its start, so
+ * what it finds (or that it finds nothing) is each bucket's floor.
+ */
+export async function earliestOf(timers: TimerTable, floors: TimerFloors, shard: number, buckets: readonly number[], during: string): Promise<Map<number, Timer>> {
+  if (buckets.length === 0) return new Map();
+  const seenAt = floors.now();
+  const earliest = await timers.earliest(shard, buckets, during);
+  for (const bucket of buckets) floors.saw(shard, bucket, FIRST_POSITION, seenAt, earliest.get(bucket), Number.MAX_SAFE_INTEGER);
+  return earliest;
 }
 
 /** Due timers of several shards merged into one claim order. */
