@@ -8,7 +8,7 @@ import type { RequestRows } from './request-rows.js';
 import { CONSISTENCY } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import type { TimerFloors } from './timer-floors.js';
-import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, lookFor } from './timer-scan.js';
+import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
 import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
 /** Claims (a read and a conditional write each) running at once in one `claimDue`. */
@@ -146,7 +146,7 @@ export class RequestClaims {
   private async nextDueIn(shard: number): Promise<number | null> {
     const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
     if (buckets.length === 0) return null;
-    const { floored, unknown } = lookFor(this.floors, shard, buckets, Date.now());
+    const { floored, unknown } = splitByFloor(this.floors, shard, buckets, Date.now());
     const earliest = await earliestOf(this.timers, this.floors, shard, unknown, 'finding the next due time');
     let anyTimer = earliest.size > 0;
     for (const bucket of buckets) {

@@ -102,7 +102,7 @@ export class ShardDueTimers {
     if (buckets.length < BUCKETS_PER_READ) this.listedAll = true;
     if (buckets.length === 0) return;
     this.listedAfter = buckets.at(-1)!;
-    const { floored, unknown } = lookFor(this.floors, this.shard, buckets, this.now);
+    const { floored, unknown } = splitByFloor(this.floors, this.shard, buckets, this.now);
     const asOf = deletionTime() - BUCKET_WRITE_MARGIN_US;
     const earliest = await earliestOf(this.timers, this.floors, this.shard, unknown, DURING);
     for (const bucket of buckets) {
@@ -124,7 +124,7 @@ export function forgettable(bucket: number, now: number): boolean {
  * How to look at listed buckets: those with a floor are read from it, those known empty skipped, and the rest
  * (including empty ones old enough to drop) looked at with one `earliest` query.
  */
-export function lookFor(floors: TimerFloors, shard: number, buckets: readonly number[], now: number): { floored: Set<number>; unknown: number[] } {
+export function splitByFloor(floors: TimerFloors, shard: number, buckets: readonly number[], now: number): { floored: Set<number>; unknown: number[] } {
   const floored = new Set<number>();
   const unknown: number[] = [];
   for (const bucket of buckets) {
