@@ -116,7 +116,7 @@ export class ShardDueTimers {
 }
 
 /** Whether a bucket is old enough for a claim that finds it empty to drop its entry. */
-export function forgettable(bucket: number, now: number): boolean {
+function forgettable(bucket: number, now: number): boolean {
   return bucketStart(bucket + 1) <= now - EMPTY_BUCKET_AGE_MS;
 }
 
