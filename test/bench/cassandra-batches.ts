@@ -10,10 +10,9 @@
  *     [--callers 1,16] [--units 400]
  */
 import './distributed-env.js';
-import { CassandraSession, type Statement } from '../../src/adapters/cassandra/session.js';
-import { infra } from '../support/infra.js';
+import type { Statement } from '../../src/adapters/cassandra/session.js';
 import { cpuMeter, coresOf } from './cpu-meter.js';
-import { assertInfra, forEachBounded, infraPids, parseArgs, percentile, printTable, round, sortedFinite } from './distributed-cluster.js';
+import { assertInfra, forEachBounded, infraPids, parseArgs, percentile, printTable, round, sortedFinite, withScratchKeyspace } from './distributed-cluster.js';
 
 const args = parseArgs();
 const sizes = (args.get('rows-per-unit') ?? '1,8,16').split(',').map(Number);
@@ -24,30 +23,19 @@ const WARM_UNITS = 50;
 
 await assertInfra();
 const cassandraPid = infraPids().cassandra;
-const session = await CassandraSession.connect({
-  contactPoints: [infra.cassandra.contactPoint],
-  localDataCenter: infra.cassandra.localDataCenter,
-  keyspace: 'system',
-  replication: '',
-});
-const ks = `ferry_bench_batches_${process.pid}`;
 const value = Buffer.alloc(300, 1);
 let nextKey = 0;
 const table: (string | number)[][] = [];
 
-function rowsOfUnit(size: number): Statement[] {
-  return Array.from({ length: size }, () => ({ query: `INSERT INTO ${ks}.t (k, v) VALUES (?, ?)`, params: [`k${nextKey++}`, value] }));
-}
-
-const ways: Record<string, (statements: Statement[]) => Promise<unknown>> = {
-  'one batch': (statements) => session.batch(statements, 'writing a batch', { logged: false }),
-  'separate writes at once': (statements) =>
-    Promise.all(statements.map((s) => session.execute(s.query, s.params!, 'writing a row', { idempotent: true }))),
-};
-
-try {
-  await session.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`, [], 'creating a scratch keyspace');
+await withScratchKeyspace('batches', async (session, ks) => {
   await session.execute(`CREATE TABLE ${ks}.t (k text PRIMARY KEY, v blob)`, [], 'creating a scratch table');
+  const rowsOfUnit = (size: number): Statement[] =>
+    Array.from({ length: size }, () => ({ query: `INSERT INTO ${ks}.t (k, v) VALUES (?, ?)`, params: [`k${nextKey++}`, value] }));
+  const ways: Record<string, (statements: Statement[]) => Promise<unknown>> = {
+    'one batch': (statements) => session.batch(statements, 'writing a batch', { logged: false }),
+    'separate writes at once': (statements) =>
+      Promise.all(statements.map((s) => session.execute(s.query, s.params!, 'writing a row', { idempotent: true }))),
+  };
   for (const callers of callerCounts) {
     for (const size of sizes) {
       for (const [way, write] of Object.entries(ways)) {
@@ -79,10 +67,7 @@ try {
       }
     }
   }
-} finally {
-  await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping the scratch keyspace').catch(() => undefined);
-  await session.close();
-}
+});
 printTable(
   `Rows in partitions of their own, ${units} units per line`,
   ['callers at once', 'rows per unit', 'written as', 'p50 ms', 'p90 ms', 'rows/s', 'cassandra CPU µs per row'],

@@ -15,10 +15,9 @@
  *     [--rows 8000] [--at-once 32] [--shards 12]
  */
 import './distributed-env.js';
-import { CassandraSession, applied, type Statement } from '../../src/adapters/cassandra/session.js';
-import { infra } from '../support/infra.js';
+import { applied, type Statement } from '../../src/adapters/cassandra/session.js';
 import { cpuMeter, coresOf } from './cpu-meter.js';
-import { assertInfra, forEachBounded, infraPids, parseArgs, printTable, round } from './distributed-cluster.js';
+import { assertInfra, forEachBounded, infraPids, parseArgs, printTable, round, withScratchKeyspace } from './distributed-cluster.js';
 
 const args = parseArgs();
 const sizes = (args.get('rows-per-batch') ?? '1,8,32').split(',').map(Number);
@@ -28,16 +27,8 @@ const shards = args.has('shards') ? Number(args.get('shards')) : null;
 
 await assertInfra();
 const cassandraPid = infraPids().cassandra;
-const session = await CassandraSession.connect({
-  contactPoints: [infra.cassandra.contactPoint],
-  localDataCenter: infra.cassandra.localDataCenter,
-  keyspace: 'system',
-  replication: '',
-});
-const ks = `ferry_bench_conditional_${process.pid}`;
 const rows: (string | number)[][] = [];
-try {
-  await session.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`, [], 'creating a scratch keyspace');
+await withScratchKeyspace('conditional', async (session, ks) => {
   await session.execute(`CREATE TABLE ${ks}.t (p text, c int, version int, status text, PRIMARY KEY (p, c))`, [], 'creating a scratch table');
   for (const size of sizes) {
     // Each unit of work is one conditional write of `size` rows of one partition.
@@ -82,10 +73,7 @@ try {
     const perSecond = (writes * size) / seconds;
     rows.push([size, round(writes / seconds), round(perSecond), cores.toFixed(2), round((cores * 1e6) / perSecond), notApplied]);
   }
-} finally {
-  await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping the scratch keyspace').catch(() => undefined);
-  await session.close();
-}
+});
 printTable(
   shards === null
     ? `Conditional writes, ${atOnce} at once, each to a partition of its own, ${rowsPerRun} rows changed per size`

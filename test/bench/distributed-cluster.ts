@@ -223,6 +223,27 @@ export function round(n: number): string {
 
 // ---- The storage's own ceiling on this machine ----
 
+/** A driver session on the test Cassandra, outside any Ferry keyspace. */
+export function benchSession(): Promise<CassandraSession> {
+  return CassandraSession.connect({ contactPoints: [infra.cassandra.contactPoint], localDataCenter: infra.cassandra.localDataCenter, keyspace: 'system', replication: '' });
+}
+
+/**
+ * Runs `measure` with a session and a scratch keyspace of one replica named after `name` and this process, then
+ * drops the keyspace and closes the session, whatever happened.
+ */
+export async function withScratchKeyspace<T>(name: string, measure: (session: CassandraSession, keyspace: string) => Promise<T>): Promise<T> {
+  const session = await benchSession();
+  const keyspace = `ferry_bench_${name}_${process.pid}`;
+  try {
+    await session.execute(`CREATE KEYSPACE ${keyspace} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`, [], 'creating a scratch keyspace');
+    return await measure(session, keyspace);
+  } finally {
+    await session.execute(`DROP KEYSPACE IF EXISTS ${keyspace}`, [], 'dropping a scratch keyspace').catch(() => undefined);
+    await session.close();
+  }
+}
+
 export interface StorageCeiling {
   readonly settings: string;
   readonly readsPerSecond: number;
@@ -237,16 +258,13 @@ export interface StorageCeiling {
  * (Paxos) and logged batches of three rows. The request store cannot beat these; they are the baseline the
  * service figures compare with, measured in the same run.
  */
-export async function storageCeiling(seconds = 3): Promise<StorageCeiling> {
-  const session = await CassandraSession.connect({ contactPoints: [infra.cassandra.contactPoint], localDataCenter: infra.cassandra.localDataCenter, keyspace: 'system', replication: '' });
-  const ks = `ferry_bench_ceiling_${process.pid}`;
-  try {
+export function storageCeiling(seconds = 3): Promise<StorageCeiling> {
+  return withScratchKeyspace('ceiling', async (session, ks) => {
     const settings = await session.read(
       "SELECT name, value FROM system_views.settings WHERE name IN ('commitlog_sync', 'commitlog_sync_group_window', 'concurrent_writes', 'concurrent_reads')",
       [],
       'reading settings',
     );
-    await session.execute(`CREATE KEYSPACE ${ks} WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}`, [], 'creating a scratch keyspace');
     await session.execute(`CREATE TABLE ${ks}.t (id text PRIMARY KEY, v text, n int)`, [], 'creating a scratch table');
     const rate = async (fn: (i: number) => Promise<unknown>): Promise<{ perSecond: number; p50: number }> => {
       const latencies: number[] = [];
@@ -279,10 +297,7 @@ export async function storageCeiling(seconds = 3): Promise<StorageCeiling> {
       lwtPerSecond: lwt.perSecond,
       loggedBatchesPerSecond: batches.perSecond,
     };
-  } finally {
-    await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping a scratch keyspace').catch(() => undefined);
-    await session.close();
-  }
+  });
 }
 
 export function formatCeiling(c: StorageCeiling): string {
@@ -302,7 +317,7 @@ export class StorageMeter {
 
   static async open(): Promise<StorageMeter> {
     return new StorageMeter(
-      await CassandraSession.connect({ contactPoints: [infra.cassandra.contactPoint], localDataCenter: infra.cassandra.localDataCenter, keyspace: 'system', replication: '' }),
+      await benchSession(),
     );
   }
 

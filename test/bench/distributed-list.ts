@@ -20,7 +20,6 @@ import './distributed-env.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { newRequestId } from '../../src/domain/ids.js';
 import type { HttpMethod, RequestStatus, StoredRequest } from '../../src/domain/request.js';
 import { Api } from '../support/api-client.js';
@@ -30,6 +29,7 @@ import { coresOf, cpuMeter, formatCpu, type CpuUse } from './cpu-meter.js';
 import { infra } from '../support/infra.js';
 import {
   assertInfra,
+  benchSession,
   infraPids,
   parseArgs,
   percentile,
@@ -286,7 +286,7 @@ async function once(dataDir: string, apiKey: string, name: string, path: string)
 /** Drops a deployment this process did not create (one kept by an earlier run). */
 async function dropKept(dataDir: string): Promise<void> {
   const env = backendEnv(dataDir);
-  const session = await CassandraSession.connect({ contactPoints: [infra.cassandra.contactPoint], localDataCenter: infra.cassandra.localDataCenter, keyspace: 'system', replication: '' });
+  const session = await benchSession();
   try {
     await session.execute(`DROP KEYSPACE IF EXISTS ${env.FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a bench keyspace');
   } finally {

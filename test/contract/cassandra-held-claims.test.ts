@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
-import { errors } from 'cassandra-driver';
-import { CONSISTENCY } from '../../src/adapters/cassandra/session.js';
+import { errors, type types } from 'cassandra-driver';
+import { CONSISTENCY, type CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
@@ -47,6 +47,22 @@ describe('Cassandra claims held in the claiming process', () => {
         { timeout: 10_000 },
       )
       .toBe(true);
+  };
+  /**
+   * Sends the `execute` calls `backend` makes `during` to `fault`, which may still pass one on with `pass`; other
+   * calls go through. Returns the spy, for its calls and to restore.
+   */
+  const faultDuring = (
+    backend: CassandraBackend,
+    during: string,
+    fault: (pass: () => Promise<types.ResultSet>, query: string, options: Parameters<CassandraSession['execute']>[3]) => Promise<types.ResultSet>,
+  ) => {
+    const session = backend.session;
+    const execute = session.execute.bind(session);
+    return vi.spyOn(session, 'execute').mockImplementation((query, params, callDuring, options) => {
+      const pass = () => execute(query, params, callDuring, options);
+      return callDuring === during ? fault(pass, query, options) : pass();
+    });
   };
   const succeeded = (at: number) => ({ status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null }) as const;
 
@@ -157,13 +173,7 @@ describe('Cassandra claims held in the claiming process', () => {
     const now = Date.now();
     const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
     await quick.requests.insertMany([r]);
-    const session = quick.session;
-    const execute = session.execute.bind(session);
-    const storing = vi
-      .spyOn(session, 'execute')
-      .mockImplementation((query, params, during, options) =>
-        during === 'storing a claim' ? Promise.reject(new Error('storage unreachable (injected)')) : execute(query, params, during, options),
-      );
+    const storing = faultDuring(quick, 'storing a claim', () => Promise.reject(new Error('storage unreachable (injected)')));
     try {
       const [claimed] = await quick.requests.claimDue(now + 1, 10, now + 500);
       expect(claimed?.id).toBe(r.id);
@@ -178,15 +188,12 @@ describe('Cassandra claims held in the claiming process', () => {
     const now = Date.now();
     const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
     await storing.requests.insertMany([r]);
-    const session = storing.session;
-    const execute = session.execute.bind(session);
     // The claim lands, but its answer is lost with the connection, and the serial read that would tell fails too.
     const socketClosed = Object.assign(new errors.OperationTimedOutError('socket closed (injected)'), { isSocketError: true });
-    const lost = vi.spyOn(session, 'execute').mockImplementation(async (query, params, during, options) => {
-      if (during !== 'claiming a request') return execute(query, params, during, options);
+    const lost = faultDuring(storing, 'claiming a request', async (pass, query, options) => {
       if (options?.consistency === CONSISTENCY.serial) throw new StorageUnavailable('read failed (injected)');
-      if (!query.startsWith('UPDATE')) return execute(query, params, during, options);
-      await execute(query, params, during, options);
+      if (!query.startsWith('UPDATE')) return pass();
+      await pass();
       throw new StorageUnavailable('answer lost (injected)', { cause: socketClosed });
     });
     try {

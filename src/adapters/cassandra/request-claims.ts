@@ -146,7 +146,7 @@ export class RequestClaims {
   private async nextDueIn(shard: number): Promise<number | null> {
     const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
     if (buckets.length === 0) return null;
-    const { floored, unknown } = splitByFloor(this.floors, shard, buckets, Date.now());
+    const { floored, unknown } = splitByFloor(this.floors, shard, buckets, this.floors.now());
     const earliest = await earliestOf(this.timers, this.floors, shard, unknown, 'finding the next due time');
     let anyTimer = earliest.size > 0;
     for (const bucket of buckets) {
