@@ -58,3 +58,14 @@ export function formatCpu(u: CpuUse): string {
 export function coresOf(u: CpuUse, name: string): number {
   return u.cores.find(([n]) => n === name)?.[1] ?? NaN;
 }
+
+/**
+ * CPU time per unit of work, per named process and in all: what a rate costs the machine, a figure that moves
+ * less from run to run than the rate itself.
+ */
+export function formatCpuPer(u: CpuUse, units: number, unit: string): string {
+  const ms = u.cores.map(([name, c]) => [name, (c * u.seconds * 1000) / units] as const);
+  const all = ms.reduce((sum, [, m]) => sum + (Number.isNaN(m) ? 0 : m), 0);
+  const parts = ms.map(([name, m]) => `${name} ${Number.isNaN(m) ? '?' : m.toFixed(2)}`);
+  return `per ${unit}: ${parts.join(', ')}; all ${all.toFixed(2)} ms of CPU`;
+}

@@ -41,7 +41,7 @@ import {
   storageCeiling,
   type Cluster,
 } from './distributed-cluster.js';
-import { coresOf, formatCpu, type CpuUse } from './cpu-meter.js';
+import { coresOf, formatCpu, formatCpuPer, type CpuUse } from './cpu-meter.js';
 
 const args = parseArgs();
 const processCounts = (args.get('processes') ?? '1,2,3').split(',').map(Number);
@@ -360,6 +360,7 @@ async function run(n: number): Promise<RunResult> {
           `claim p50 ${l.claimP50} ms p99 ${l.claimP99} ms, first send p99 ${l.sendP99} ms${problemNote(l)}`,
       );
       console.log(`    cpu: ${formatCpu(l.cpu)}`);
+      console.log(`    cpu ${formatCpuPer(l.cpu, l.arrived, 'delivery')}`);
       console.log(`    storage: ${l.storage}`);
     }
     if (phases.has('deliver')) {
@@ -383,6 +384,7 @@ async function run(n: number): Promise<RunResult> {
           `${live ? `; delivered meanwhile ${a.delivered} (${round(a.delivered / seconds)}/s)` : ''}${problemNote(a)}`,
       );
       console.log(`    cpu: ${formatCpu(a.cpu)}`);
+      if (!live) console.log(`    cpu ${formatCpuPer(a.cpu, a.accepted, 'accepted request')}`);
       console.log(`    storage: ${a.storage}`);
     }
     return result;
