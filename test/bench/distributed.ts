@@ -14,10 +14,13 @@
  *   bash test/infra/infra.sh up && npm run build && npx tsx test/bench/distributed.ts \
  *     [--processes 1,2,3] [--phases lateness,deliver,accept,accept-live] [--requests 20000] \
  *     [--due-per-second 1000] [--due-seconds 10] [--lead-ms <measured>] [--seconds 10] [--connections 64] \
- *     [--per-host 256] [--verify all|sample] [--warm-up-seconds 20]
+ *     [--per-host 256] [--verify all|sample] [--warm-up-seconds 20] [--warm-up-rounds 3]
  *
- * Cassandra's figures on this machine move several-fold with how warm its JVM is, so the bare-client load runs
- * unreported for `--warm-up-seconds` first (0 skips it).
+ * Cassandra's figures on this machine move several-fold with how warm its JVM is: on a freshly started node the
+ * first accept phase cost it about five times the CPU per request of the sixth. So the bare-client load runs
+ * unreported for `--warm-up-seconds` first, then `--warm-up-rounds` rounds of both accept phases on a throwaway
+ * one-process deployment, which take the Paxos, batch and read paths of a real deployment through the JIT
+ * (0 skips either).
  */
 import './distributed-env.js';
 import autocannon from 'autocannon';
@@ -56,6 +59,7 @@ const connections = Number(args.get('connections') ?? 64);
 const perHost = args.get('per-host') ?? '256';
 const verify = args.get('verify') ?? 'all';
 const warmUpSeconds = Number(args.get('warm-up-seconds') ?? 20);
+const warmUpRounds = Number(args.get('warm-up-rounds') ?? 3);
 
 interface PhaseProblems {
   /** Reads and writes per table, from Cassandra's metrics. */
@@ -339,14 +343,34 @@ function problemNote(p: PhaseProblems): string {
   return parts.length === 0 ? '' : `  (${parts.join(', ')}; last: ${p.lastProblem ?? '-'})`;
 }
 
-async function run(n: number): Promise<RunResult> {
+/** One unreported round of both accept phases on a throwaway one-process deployment; its rates, for the log. */
+async function warmUp(): Promise<string> {
   const dest = await startDestination({ record: false });
-  const cluster = await startCluster(n, {
+  const cluster = await startCluster(1, clusterEnv(dest));
+  try {
+    await cluster.waitForCoverage();
+    const later = await accept(cluster, dest, false);
+    const live = await accept(cluster, dest, true);
+    return `${round(later.rps)} and ${round(live.rps)} req/s`;
+  } finally {
+    await cluster.stop();
+    await dest.close();
+    await dropDeployments();
+  }
+}
+
+function clusterEnv(dest: Destination): Record<string, string> {
+  return {
     // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
     FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
     FERRY_DELIVERY_CA_FILE: dest.certFile,
     FERRY_DELIVERY_MAX_PER_HOST: perHost,
-  });
+  };
+}
+
+async function run(n: number): Promise<RunResult> {
+  const dest = await startDestination({ record: false });
+  const cluster = await startCluster(n, clusterEnv(dest));
   try {
     const coverageMs = await cluster.waitForCoverage();
     const owned = cluster.processes.map((p) => `[${p.log.owned.join(',')}]`).join(' ');
@@ -402,6 +426,9 @@ console.log(formatCeiling(await storageCeiling()));
 const storageMeter = await StorageMeter.open();
 const results: RunResult[] = [];
 try {
+  for (let round = 1; round <= warmUpRounds; round++) {
+    console.log(`warm-up round ${round} of ${warmUpRounds}, unreported (accept with delay=1h, then delivered at once): ${await warmUp()}`);
+  }
   for (const n of processCounts) results.push(await run(n));
 } finally {
   await storageMeter.close();
