@@ -344,14 +344,26 @@ function problemNote(p: PhaseProblems): string {
 }
 
 /** One unreported round of both accept phases on a throwaway one-process deployment; its rates, for the log. */
-async function warmUp(): Promise<string> {
-  const dest = await startDestination({ record: false });
-  const cluster = await startCluster(1, clusterEnv(dest));
-  try {
+function warmUp(): Promise<string> {
+  return onDeployment(1, async (cluster, dest) => {
     await cluster.waitForCoverage();
     const later = await accept(cluster, dest, false);
     const live = await accept(cluster, dest, true);
     return `${round(later.rps)} and ${round(live.rps)} req/s`;
+  });
+}
+
+/** Runs `use` on a fresh deployment of `n` processes and its destination, and removes both after. */
+async function onDeployment<T>(n: number, use: (cluster: Cluster, dest: Destination) => Promise<T>): Promise<T> {
+  const dest = await startDestination({ record: false });
+  const cluster = await startCluster(n, {
+    // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
+    FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
+    FERRY_DELIVERY_CA_FILE: dest.certFile,
+    FERRY_DELIVERY_MAX_PER_HOST: perHost,
+  });
+  try {
+    return await use(cluster, dest);
   } finally {
     await cluster.stop();
     await dest.close();
@@ -359,19 +371,8 @@ async function warmUp(): Promise<string> {
   }
 }
 
-function clusterEnv(dest: Destination): Record<string, string> {
-  return {
-    // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
-    FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
-    FERRY_DELIVERY_CA_FILE: dest.certFile,
-    FERRY_DELIVERY_MAX_PER_HOST: perHost,
-  };
-}
-
-async function run(n: number): Promise<RunResult> {
-  const dest = await startDestination({ record: false });
-  const cluster = await startCluster(n, clusterEnv(dest));
-  try {
+function run(n: number): Promise<RunResult> {
+  return onDeployment(n, async (cluster, dest) => {
     const coverageMs = await cluster.waitForCoverage();
     const owned = cluster.processes.map((p) => `[${p.log.owned.join(',')}]`).join(' ');
     console.log(`\n${n} process(es): shards covered ${coverageMs} ms after start: ${owned}`);
@@ -412,11 +413,7 @@ async function run(n: number): Promise<RunResult> {
       console.log(`    storage: ${a.storage}`);
     }
     return result;
-  } finally {
-    await cluster.stop();
-    await dest.close();
-    await dropDeployments();
-  }
+  });
 }
 
 await assertInfra();
@@ -426,8 +423,8 @@ console.log(formatCeiling(await storageCeiling()));
 const storageMeter = await StorageMeter.open();
 const results: RunResult[] = [];
 try {
-  for (let round = 1; round <= warmUpRounds; round++) {
-    console.log(`warm-up round ${round} of ${warmUpRounds}, unreported (accept with delay=1h, then delivered at once): ${await warmUp()}`);
+  for (let k = 1; k <= warmUpRounds; k++) {
+    console.log(`warm-up round ${k} of ${warmUpRounds}, unreported (accept with delay=1h, then delivered at once): ${await warmUp()}`);
   }
   for (const n of processCounts) results.push(await run(n));
 } finally {
