@@ -4,7 +4,7 @@ import { errors, type types } from 'cassandra-driver';
 import { CONSISTENCY, type CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
-import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { infra } from '../support/infra.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
@@ -64,12 +64,11 @@ describe('Cassandra claims held in the claiming process', () => {
       return callDuring === during ? fault(pass, query, options) : pass();
     });
   };
-  const succeeded = (at: number) => ({ status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null }) as const;
 
   it('leaves the timers of held claims out of the next due time', async () => {
     const store = open().requests;
     const now = Date.now();
-    const first = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const first = aRequest({ createdAt: now });
     const later = aRequest({ createdAt: now, updatedAt: now, status: 'scheduled', dueAt: now + 5_000 });
     await store.insertMany([first, later]);
     const [held] = await store.claimDue(now + 1, 1, now + LEASE_MS);
@@ -78,7 +77,7 @@ describe('Cassandra claims held in the claiming process', () => {
     expect(await other.requests.nextDueAt()).toBe(now);
 
     const attempt = anAttempt(first.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    await store.recordAttempt(PROJECT_A, first.id, held!.version, attempt, succeeded(now + 5));
+    await store.recordAttempt(PROJECT_A, first.id, held!.version, attempt, succeededAt(now + 5));
     await store.update(PROJECT_A, later.id, later.version, { status: 'cancelled', cancelledAt: now + 6, dueAt: null, updatedAt: now + 6 });
     await expect.poll(() => Promise.all([timersOf(first.id), timersOf(later.id)]), { timeout: 10_000 }).toEqual([0, 0]);
   });
@@ -86,7 +85,7 @@ describe('Cassandra claims held in the claiming process', () => {
   it('hands out the claim, stores nothing until the outcome, then stores claim and outcome in one change', async () => {
     const store = open().requests;
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await store.insertMany([r]);
 
     const [claimed] = await store.claimDue(now + 1, 10, now + LEASE_MS);
@@ -95,8 +94,8 @@ describe('Cassandra claims held in the claiming process', () => {
     expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
 
     const attempt = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 5));
-    const expected = { ...r, ...succeeded(now + 5), startedAt: now + 1, version: 3 };
+    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 5));
+    const expected = { ...r, ...succeededAt(now + 5), startedAt: now + 1, version: 3 };
     expect(done).toStrictEqual({ status: expected.status, dueAt: expected.dueAt, version: expected.version });
     expect(await store.get(PROJECT_A, r.id)).toStrictEqual(expected);
     expect(await store.listAttempts(PROJECT_A, r.id)).toEqual([attempt]);
@@ -105,43 +104,43 @@ describe('Cassandra claims held in the claiming process', () => {
 
   it('leaves a request held by a process that died due at once for the next one, and fences the dead claim', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await open().requests.insertMany([r]);
     const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
 
     const [taken] = await other.requests.claimDue(now + 2, 10, now + LEASE_MS);
     expect(taken?.id).toBe(r.id);
     const theirs = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    await other.requests.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeeded(now + 3));
+    await other.requests.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeededAt(now + 3));
     await expect(
-      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), succeeded(now + 5)),
+      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), succeededAt(now + 5)),
     ).rejects.toBeInstanceOf(VersionConflict);
     expect(await open().requests.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
   });
 
   it('loses the claim to a cancel that saw the request queued', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await open().requests.insertMany([r]);
     const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
     const cancelled = await other.requests.update(PROJECT_A, r.id, r.version, { status: 'cancelled', cancelledAt: now + 2, dueAt: null, updatedAt: now + 2 });
     expect(cancelled.version).toBe(held!.version);
 
     await expect(
-      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded(now + 5)),
+      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 5)),
     ).rejects.toBeInstanceOf(VersionConflict);
     expect(await open().requests.get(PROJECT_A, r.id)).toStrictEqual(cancelled);
   });
 
   it('stores a claim held past its time as claimed, so a long attempt shows as delivering', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await quick.requests.insertMany([r]);
     const [claimed] = await quick.requests.claimDue(now + 1, 10, now + LEASE_MS);
 
     await expect.poll(() => other.requests.get(PROJECT_A, r.id), { timeout: 10_000 }).toStrictEqual(claimed);
     expect(await other.requests.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
-    const done = await quick.requests.recordAttempt(PROJECT_A, r.id, claimed!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded(now + 5));
+    const done = await quick.requests.recordAttempt(PROJECT_A, r.id, claimed!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 5));
     expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
     expect(await quick.requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', startedAt: now + 1, version: claimed!.version + 1 });
     await expect.poll(() => timersOf(r.id), { timeout: 10_000 }).toBe(0);
@@ -150,28 +149,28 @@ describe('Cassandra claims held in the claiming process', () => {
   it('holds again a claim whose change failed unanswered, so that the change can be tried again', async () => {
     const store = open().requests;
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await store.insertMany([r]);
     const [claimed] = await store.claimDue(now + 1, 10, now + LEASE_MS);
     const attempt = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
 
     const batch = vi.spyOn(open().session, 'batch').mockRejectedValueOnce(new Error('storage unreachable (injected)'));
     try {
-      await expect(store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 5))).rejects.toThrow('injected');
+      await expect(store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 5))).rejects.toThrow('injected');
     } finally {
       batch.mockRestore();
     }
     expect(await store.get(PROJECT_A, r.id)).toStrictEqual(r);
     expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
 
-    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeeded(now + 6));
+    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 6));
     expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
     expect(await store.listAttempts(PROJECT_A, r.id)).toEqual([attempt]);
   });
 
   it('drops a claim it could not store once the lease is over, leaving the request due for the next claim', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await quick.requests.insertMany([r]);
     const storing = faultDuring(quick, 'storing a claim', () => Promise.reject(new Error('storage unreachable (injected)')));
     try {
@@ -186,7 +185,7 @@ describe('Cassandra claims held in the claiming process', () => {
 
   it('makes a stored claim whose answer was lost due again once storage answers, instead of leaving it to its lease', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const r = aRequest({ createdAt: now });
     await storing.requests.insertMany([r]);
     // The claim lands, but its answer is lost with the connection, and the serial read that would tell fails too.
     const socketClosed = Object.assign(new errors.OperationTimedOutError('socket closed (injected)'), { isSocketError: true });

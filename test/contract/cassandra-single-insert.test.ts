@@ -14,7 +14,7 @@ describe('Cassandra single-request insert', () => {
   it('lists and claims nothing for a request whose own row was never written, and everything once it is', async () => {
     const backend = open();
     const now = Date.now();
-    const r = aRequest({ projectId: PROJECT_A, createdAt: now, updatedAt: now, dueAt: now, body: new Uint8Array([7, 0, 255]) });
+    const r = aRequest({ projectId: PROJECT_A, createdAt: now, body: new Uint8Array([7, 0, 255]) });
     const s = backend.session;
     // What a process that stopped between the two steps of the insert leaves behind.
     const timer = timerOf(SHARDS, r)!;

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
 import type { TimerFloorSettings } from '../../src/adapters/cassandra/timer-floors.js';
 import type { StoredRequest } from '../../src/domain/request.js';
-import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const LEASE_MS = 60_000;
@@ -24,18 +24,13 @@ describe('Cassandra timer reads start past the timers done', () => {
     const rs = await open().session.read(`SELECT request_id FROM ${open().session.table('timers')}`, [], 'reading timers', 5000);
     return rs.rowLength;
   };
-  const due = (dueAt: number) => aRequest({ projectId: PROJECT_A, createdAt: dueAt, updatedAt: dueAt, dueAt });
+  // A request created at its due time: `aRequest` makes it due when created.
+  const due = (dueAt: number) => aRequest({ createdAt: dueAt });
   const claimAll = async (store: CassandraRequestStore) => store.claimDue(Date.now(), 500, Date.now() + LEASE_MS);
   const succeed = (store: CassandraRequestStore, claimed: readonly StoredRequest[]) =>
     Promise.all(
       claimed.map((r) =>
-        store.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), {
-          status: 'succeeded',
-          attemptCount: 1,
-          completedAt: Date.now(),
-          updatedAt: Date.now(),
-          dueAt: null,
-        }),
+        store.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(Date.now())),
       ),
     );
   /**

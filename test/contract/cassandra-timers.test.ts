@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROJECT_A, aRequest, anAttempt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
@@ -13,7 +13,7 @@ describe('Cassandra timers around claims and outcomes', () => {
   it('leaves no timer behind for requests claimed and ended together, and keeps the lease timers until then', async () => {
     const backend = open();
     const now = Date.now();
-    const requests = Array.from({ length: 60 }, () => aRequest({ projectId: PROJECT_A, createdAt: now, updatedAt: now, dueAt: now }));
+    const requests = Array.from({ length: 60 }, () => aRequest({ projectId: PROJECT_A, createdAt: now }));
     await Promise.all(requests.map((r) => backend.requests.insertMany([r])));
     const leaseUntil = now + 60_000;
     const claimed = await backend.requests.claimDue(now + 1_000, 100, leaseUntil);
@@ -29,13 +29,7 @@ describe('Cassandra timers around claims and outcomes', () => {
 
     await Promise.all(
       claimed.map((r) =>
-        backend.requests.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), {
-          status: 'succeeded',
-          attemptCount: 1,
-          completedAt: now + 10,
-          updatedAt: now + 10,
-          dueAt: null,
-        }),
+        backend.requests.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10)),
       ),
     );
     await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 0, others: 0 });

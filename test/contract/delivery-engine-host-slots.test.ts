@@ -56,7 +56,7 @@ describe('delivery engine: per-host slots', () => {
       onEvent: (e) => events.push(e),
     });
     const now = Date.now();
-    await backend.requests.insertMany(Array.from({ length: 3 }, () => aRequest({ createdAt: now, updatedAt: now, dueAt: now })));
+    await backend.requests.insertMany(Array.from({ length: 3 }, () => aRequest({ createdAt: now })));
     engine.start();
 
     // All three exchanges happen while not one outcome has been written.

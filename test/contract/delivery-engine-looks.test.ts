@@ -53,7 +53,7 @@ describe('delivery engine looks at the store', () => {
   it('does not look again when an attempt finishes and nothing else is due', async () => {
     const { backend, engine, looks, events } = startEngine([], 1_000);
     const now = Date.now();
-    await backend.requests.insertMany([aRequest({ createdAt: now, updatedAt: now, dueAt: now })]);
+    await backend.requests.insertMany([aRequest({ createdAt: now })]);
     engine.start();
     await vi.waitFor(() => expect(finished(events)).toHaveLength(1), { timeout: 10_000 });
     // Let whatever the finished attempt sets off run.
@@ -69,7 +69,7 @@ describe('delivery engine looks at the store', () => {
   it('looks for a retry at its due time, without waiting for the idle poll', async () => {
     const { backend, engine, events } = startEngine([{ kind: 'response', status: 503, retryAfter: null }], 50);
     const now = Date.now();
-    const request = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+    const request = aRequest({ createdAt: now });
     await backend.requests.insertMany([request]);
     engine.start();
     // The idle poll is a minute away: only the armed retry can bring the second attempt within the deadline.
@@ -83,7 +83,7 @@ describe('delivery engine looks at the store', () => {
     const { backend, engine, events } = startEngine([], 1_000);
     const now = Date.now();
     // 64 slots: the first look claims 64 of the 200, and only finished attempts can make room for the rest.
-    await backend.requests.insertMany(Array.from({ length: 200 }, () => aRequest({ createdAt: now, updatedAt: now, dueAt: now })));
+    await backend.requests.insertMany(Array.from({ length: 200 }, () => aRequest({ createdAt: now })));
     engine.start();
     await vi.waitFor(() => expect(finished(events)).toHaveLength(200), { timeout: 20_000, interval: 50 });
   });

@@ -57,7 +57,7 @@ async function deliverOne(
     onEvent: (e) => events.push(e),
   });
   const now = Date.now();
-  const r = aRequest({ createdAt: now, updatedAt: now, dueAt: now });
+  const r = aRequest({ createdAt: now });
   await backend.requests.insertMany([r]);
   engine.start();
   await vi.waitFor(async () => expect((await backend.requests.get(PROJECT_A, r.id))?.status).toBe('succeeded'), { timeout: 15_000 });

@@ -464,6 +464,10 @@ shift || true
 case $cmd in
   up)
     t0=$(now)
+    # The readiness probe talks to both with the project's own drivers.
+    for pkg in cassandra-driver kafkajs; do
+      [[ -d $REPO/node_modules/$pkg ]] || die "the readiness probe needs the project's packages ($pkg is missing): run npm install first"
+    done
     # Jars first and one service at a time: Maven's local repository is not
     # safe for two resolutions writing the same artifacts at once.
     for svc in "${SERVICES[@]}"; do ensure_libs "$svc"; done

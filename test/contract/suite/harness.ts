@@ -1,5 +1,5 @@
 import { afterEach, beforeEach } from 'vitest';
-import type { AttemptRecord, StoredRequest } from '../../../src/domain/request.js';
+import type { AttemptRecord, RequestPatch, StoredRequest } from '../../../src/domain/request.js';
 import type { Backend } from '../../../src/ports/backend.js';
 
 /** Opens a backend on fresh, empty storage; every call gives storage no other test sees. */
@@ -68,6 +68,11 @@ export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest 
     version: 1,
     ...overrides,
   };
+}
+
+/** The change that records a first attempt's success at `at`. */
+export function succeededAt(at: number): RequestPatch {
+  return { status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null };
 }
 
 export function anAttempt(requestId: string, attemptNumber: number, overrides: Partial<AttemptRecord> = {}): AttemptRecord {
