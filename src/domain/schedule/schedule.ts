@@ -1,0 +1,45 @@
+import type { HeaderEntry } from '../request.js';
+import type { Timing } from './timing.js';
+
+export type ScheduleStatus = 'active' | 'paused';
+/** What the latest occurrence did: created a request, or was skipped because the monthly allowance was reached. */
+export type RunOutcome = 'enqueued' | 'skipped_usage_limit';
+
+export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused'];
+export const RUN_OUTCOMES: readonly RunOutcome[] = ['enqueued', 'skipped_usage_limit'];
+
+/** The request every occurrence creates: always POST, the body as application/json. */
+export interface ScheduleRequest {
+  readonly url: string;
+  /** Destination headers in the caller's order and spelling. */
+  readonly headers: readonly HeaderEntry[];
+  /** The JSON text of the body, as UTF-8 bytes; null for no body. */
+  readonly body: Uint8Array | null;
+  /** Additional attempts after the first, 0 to 19. */
+  readonly retry: number;
+}
+
+/** A schedule as stored. Times are milliseconds since the Unix epoch, UTC. */
+export interface StoredSchedule {
+  readonly id: string;
+  readonly projectId: string;
+  /** 1 to 120 bytes, trimmed. */
+  readonly name: string;
+  readonly timing: Timing;
+  readonly status: ScheduleStatus;
+  readonly request: ScheduleRequest;
+  /** The next occurrence; null while paused. Its timer is what fires it. */
+  readonly nextRunAt: number | null;
+  /** The instant of the latest occurrence that fired (or was skipped), not when it was processed. */
+  readonly lastRunAt: number | null;
+  readonly lastRunOutcome: RunOutcome | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Incremented on every change; conditional updates compare it. */
+  readonly version: number;
+}
+
+/** Fields a conditional update may change. */
+export type SchedulePatch = Partial<
+  Pick<StoredSchedule, 'name' | 'timing' | 'status' | 'request' | 'nextRunAt' | 'lastRunAt' | 'lastRunOutcome' | 'updatedAt'>
+>;
