@@ -43,19 +43,23 @@ export class AcceptRequests {
     private readonly onAccepted: (accepted: readonly StoredRequest[]) => void = () => undefined,
   ) {}
 
-  async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[]): Promise<Acceptance[]> {
+  /**
+   * `keyScope` is the namespace of `callKey`: the project's own keys by default. Keys Ferry makes for itself (a
+   * schedule's occurrences) live in a scope of their own, so no key a caller picks can ever collide with them.
+   */
+  async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], keyScope = project.id): Promise<Acceptance[]> {
     const planned = planRequests(items.length, this.clock.now());
     const progress: Progress = { inserting: false };
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
-    const [call] = await this.guard.acquire(project.id, [callKey], [encodePlan(planned)]);
+    const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);
     if (call !== undefined && !call.claimed) return JSON.parse(call.outcome) as Acceptance[];
     const resumed = call?.claimed === true ? decodePlan(call.resumed, items.length) : null;
     try {
       const accepted = await this.acceptItems(project, items, resumed ?? planned, resumed !== null, progress);
-      await this.guard.complete(project.id, [{ key: callKey.key, outcome: JSON.stringify(accepted) }]);
+      await this.guard.complete(keyScope, [{ key: callKey.key, outcome: JSON.stringify(accepted) }]);
       return accepted;
     } catch (err) {
-      await this.letGo(project.id, [callKey.key], progress.inserting || resumed !== null);
+      await this.letGo(keyScope, [callKey.key], progress.inserting || resumed !== null);
       throw err;
     }
   }

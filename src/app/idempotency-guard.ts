@@ -80,7 +80,7 @@ export class IdempotencyGuard {
         }
         if (waiting) {
           if (this.clock.now() >= deadline) throw inUse(calls);
-          await sleep(this.timings.pollMs);
+          await this.clock.sleep(this.timings.pollMs);
         }
       }
     } catch (err) {
@@ -123,8 +123,4 @@ function inUse(calls: readonly KeyedCall[]): FerryError {
     'A call with this idempotency key is still in progress; retry shortly.',
     calls[0]?.field,
   );
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -11,21 +11,33 @@ import { IdempotencyGuard } from '../app/idempotency-guard.js';
 import { ProjectAdmin } from '../app/project-admin.js';
 import { RequestCommands } from '../app/request-commands.js';
 import { RequestQueries } from '../app/request-queries.js';
+import { ScheduleCommands } from '../app/schedule-commands.js';
+import { ScheduleOccurrences } from '../app/schedule-occurrences.js';
+import { ScheduleQueries } from '../app/schedule-queries.js';
 import type { Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
+import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
+import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
 import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
+import type { DueWakeups } from '../workers/placement/due-wakeups.js';
+import { embeddedPlacement } from '../workers/placement/embedded-placement.js';
+import type { WorkPlacement } from '../workers/placement/work-placement.js';
+import type { SchedulerEvent } from '../workers/scheduler/events.js';
+import { ScheduleFiring } from '../workers/scheduler/firing-worker.js';
 import { log } from './log.js';
 import type * as DistributedStorageModule from './distributed-storage.js';
-import { embeddedPlacement, type WorkPlacement } from './work-placement.js';
 
 export const USER_AGENT = 'Ferry/0.1 (+delivery)';
+
+/** Occurrences fired at once by one process: enough for their storage writes to share commits. */
+const SCHEDULER_CONCURRENCY = 256;
 
 /** The composition root: the only place that knows which adapters exist. */
 export async function openBackend(config: Config): Promise<Backend> {
@@ -88,82 +100,148 @@ export interface RunningService {
 export interface ServiceHooks {
   readonly clock?: Clock;
   readonly onDeliveryEvent?: (event: DeliveryEvent) => void;
+  readonly onSchedulerEvent?: (event: SchedulerEvent) => void;
 }
 
 export async function startService(config: Config, hooks: ServiceHooks = {}): Promise<RunningService> {
   const clock = hooks.clock ?? systemClock;
   const { backend, placement: openPlacement } = await openStorage(config, clock);
   let engine: DeliveryEngine | null = null;
+  let scheduler: ScheduleFiring | null = null;
   let server: RunningServer | null = null;
   let allowance: AllowanceLeases | null = null;
   let placement: WorkPlacement | null = null;
   let transport: DeliveryTransport | null = null;
   try {
-    placement = await openPlacement();
+    const place = await openPlacement();
+    placement = place;
+    // Requests accepted by the API and occurrences fired by the scheduler take the same path.
+    const guard = new IdempotencyGuard(backend.idempotency, clock);
+    allowance = new AllowanceLeases(backend.usage);
+    const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
+    let scheduleWakeups: DueWakeups | null = null;
     if (config.roles.delivery) {
       transport = deliveryTransport(config);
-      const secrets = new SigningSecretCache(backend.projects, clock);
-      engine = new DeliveryEngine({
-        requests: backend.requests,
-        transport,
-        clock,
-        signingSecrets: (projectId) => secrets.get(projectId),
-        retry: {
-          baseMs: config.delivery.retryBaseMs,
-          capMs: config.delivery.retryCapMs,
-          retryAfterCapMs: config.delivery.retryAfterCapMs,
-        },
-        maxInFlight: config.delivery.maxInFlight,
-        maxPerHost: config.delivery.maxPerHost,
-        maxPerQueue: config.delivery.maxPerQueue,
-        idlePollMs: config.delivery.idlePollMs,
-        userAgent: USER_AGENT,
-        ...(placement.shards ? { shards: placement.shards } : {}),
-        onEvent: (event) => {
-          if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });
-          hooks.onDeliveryEvent?.(event);
-        },
-      });
-      await placement.startDelivery(engine);
+      engine = deliveryEngine(config, backend, transport, place, clock, hooks);
+      await place.startDelivery(engine);
       engine.start();
+      scheduler = scheduleFiring(config, backend, acceptor, place, clock, hooks);
+      scheduleWakeups = place.join(scheduler, config.delivery.idlePollMs);
+      scheduler.start();
     }
     if (config.roles.api) {
       const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
-      const guard = new IdempotencyGuard(backend.idempotency, clock);
-      allowance = new AllowanceLeases(backend.usage);
-      const place = placement;
-      const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
-      const impl = requestServiceImpl({
-        auth: new Authenticator(backend.projects, clock, config.authCacheMs),
-        commands: new RequestCommands(acceptor, backend.requests, clock, {
-          allowPrivateDestinations: config.allowPrivateDestinations,
-        }),
+      const auth = new Authenticator(backend.projects, clock, config.authCacheMs);
+      const options = { allowPrivateDestinations: config.allowPrivateDestinations };
+      const requests = requestServiceImpl({
+        auth,
+        commands: new RequestCommands(acceptor, backend.requests, clock, options),
         queries: new RequestQueries(backend.requests, clock, cursorSecret),
+      });
+      const wakeups = scheduleWakeups;
+      const schedules = scheduleServiceImpl({
+        auth,
+        commands: new ScheduleCommands(backend.schedules, backend.usage, guard, clock, options, (changed) => {
+          if (changed.nextRunAt !== null) wakeups?.stored([changed.nextRunAt]);
+        }),
+        queries: new ScheduleQueries(backend.schedules, clock, cursorSecret),
       });
       server = await startServer({
         host: config.host,
         httpPort: config.httpPort,
         grpcPort: config.grpcPort,
         tls: config.tls,
-        services: [served(RequestService, impl)],
+        services: [served(RequestService, requests), served(ScheduleService, schedules)],
       });
     }
   } catch (err) {
+    await scheduler?.stop();
     await engine?.stop(0);
     await transport?.close();
     await placement?.stop().catch(() => undefined);
     await backend.close();
     throw err;
   }
+  const release = holdProcessOpen();
   return {
     server,
     async stop() {
-      await server?.close();
-      await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
-      await engine?.stop(config.delivery.shutdownGraceMs);
-      await transport?.close();
-      await placement?.stop();
-      await backend.close();
+      try {
+        await server?.close();
+        await scheduler?.stop();
+        await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
+        await engine?.stop(config.delivery.shutdownGraceMs);
+        await transport?.close();
+        await placement?.stop();
+        await backend.close();
+      } finally {
+        release();
+      }
     },
   };
+}
+
+function deliveryEngine(
+  config: Config,
+  backend: Backend,
+  transport: DeliveryTransport,
+  placement: WorkPlacement,
+  clock: Clock,
+  hooks: ServiceHooks,
+): DeliveryEngine {
+  const secrets = new SigningSecretCache(backend.projects, clock);
+  return new DeliveryEngine({
+    requests: backend.requests,
+    transport,
+    clock,
+    signingSecrets: (projectId) => secrets.get(projectId),
+    retry: {
+      baseMs: config.delivery.retryBaseMs,
+      capMs: config.delivery.retryCapMs,
+      retryAfterCapMs: config.delivery.retryAfterCapMs,
+    },
+    maxInFlight: config.delivery.maxInFlight,
+    maxPerHost: config.delivery.maxPerHost,
+    maxPerQueue: config.delivery.maxPerQueue,
+    idlePollMs: config.delivery.idlePollMs,
+    userAgent: USER_AGENT,
+    ...(placement.shards ? { shards: placement.shards } : {}),
+    onEvent: (event) => {
+      if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });
+      hooks.onDeliveryEvent?.(event);
+    },
+  });
+}
+
+function scheduleFiring(
+  config: Config,
+  backend: Backend,
+  acceptor: AcceptRequests,
+  placement: WorkPlacement,
+  clock: Clock,
+  hooks: ServiceHooks,
+): ScheduleFiring {
+  const occurrences = new ScheduleOccurrences(acceptor, backend.projects, clock);
+  return new ScheduleFiring({
+    schedules: backend.schedules,
+    fire: (schedule, at) => occurrences.fire(schedule, at),
+    clock,
+    idlePollMs: config.delivery.idlePollMs,
+    maxConcurrent: SCHEDULER_CONCURRENCY,
+    ...(placement.shards ? { shards: placement.shards } : {}),
+    onEvent: (event) => {
+      if (event.type === 'scheduler_error') log('error', 'scheduler error', { error: event.error });
+      else if (event.type === 'occurrence_missed') log('warn', 'occurrence missed', { schedule_id: event.scheduleId, at: new Date(event.at).toISOString() });
+      hooks.onSchedulerEvent?.(event);
+    },
+  });
+}
+
+/**
+ * The workers' timers never hold the process open (see `Clock.setTimer`), and a process that only delivers may
+ * have nothing else that does: the running service holds it, until it has stopped.
+ */
+function holdProcessOpen(): () => void {
+  const handle = setInterval(() => undefined, 3_600_000);
+  return () => clearInterval(handle);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayOf, insertListEntry, insertProjectDay } from '../../src/adapters/cassandra/request-rows.js';
 import { TimerTable, timerOf } from '../../src/adapters/cassandra/timers.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { PROJECT_A, aRequest } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
@@ -18,7 +19,7 @@ describe('Cassandra single-request insert', () => {
     const s = backend.session;
     // What a process that stopped between the two steps of the insert leaves behind.
     const timer = timerOf(SHARDS, r)!;
-    const timers = new TimerTable(s);
+    const timers = new TimerTable(s, systemClock);
     const leftovers = [insertListEntry(s, r), insertProjectDay(s, PROJECT_A, dayOf(now)), timers.timerStatement(timer), timers.bucketStatement(timer)!];
     for (const row of leftovers) await s.execute(row.query, row.params!, 'writing what an insert leaves');
 

@@ -99,10 +99,11 @@ export async function ferryCli(dataDir: string, args: readonly string[]): Promis
 
 export async function createProject(
   dataDir: string,
-  opts: { name?: string; monthlyAllowance?: number; retentionDays?: number } = {},
+  opts: { name?: string; monthlyAllowance?: number; scheduleAllowance?: number; retentionDays?: number } = {},
 ): Promise<{ projectId: string; apiKey: string; signingSecret: string }> {
   const args = ['project', 'create', '--name', opts.name ?? 'test'];
   if (opts.monthlyAllowance !== undefined) args.push('--monthly-allowance', String(opts.monthlyAllowance));
+  if (opts.scheduleAllowance !== undefined) args.push('--schedule-allowance', String(opts.scheduleAllowance));
   if (opts.retentionDays !== undefined) args.push('--retention-days', String(opts.retentionDays));
   const out = await ferryCli(dataDir, args);
   return { projectId: out.project_id as string, apiKey: out.api_key as string, signingSecret: out.signing_secret as string };

@@ -18,6 +18,7 @@ npx tsc -p tsconfig.json --noEmit
 step "lint"
 npx buf lint
 npx eslint --max-warnings 0 .
+npx tsx test/tools/check-cycles.ts
 
 step "Cassandra and Kafka for the distributed backend"
 # Started here when not already running, and stopped again at the end if this run started them.

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeldClaims, type HeldClaim } from '../../src/adapters/cassandra/held-claims.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { aRequest } from '../contract/suite/harness.js';
 
 function aClaim(version = 4): HeldClaim {
@@ -14,7 +15,7 @@ describe('HeldClaims', () => {
 
   it('hands a held claim to the first change at its version only, and skips reads from before that change', async () => {
     const stores: HeldClaim[] = [];
-    const held = new HeldClaims(1_000, (c) => Promise.resolve(stores.push(c) > 0));
+    const held = new HeldClaims(1_000, (c) => Promise.resolve(stores.push(c) > 0), systemClock);
     const c = aClaim();
     held.hold(c);
     expect(held.holds(c.claimed.id)).toBe(true);
@@ -34,7 +35,7 @@ describe('HeldClaims', () => {
 
   it('stores a claim held too long; a change then finds the request stored, or the claim lost when the request had moved on', async () => {
     let applies = true;
-    const held = new HeldClaims(1_000, () => Promise.resolve(applies));
+    const held = new HeldClaims(1_000, () => Promise.resolve(applies), systemClock);
     const kept = aClaim();
     held.hold(kept);
     await vi.advanceTimersByTimeAsync(999);
@@ -52,7 +53,7 @@ describe('HeldClaims', () => {
   });
 
   it('keeps a claim held when storing it failed, for the next change to store', async () => {
-    const held = new HeldClaims(1_000, () => Promise.reject(new Error('unreachable')));
+    const held = new HeldClaims(1_000, () => Promise.reject(new Error('unreachable')), systemClock);
     const c = aClaim();
     held.hold(c);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -60,8 +61,8 @@ describe('HeldClaims', () => {
   });
 
   it('holds nothing when storing at once, and forgets every claim on close', () => {
-    expect(new HeldClaims(0, () => Promise.resolve(true)).accepting).toBe(false);
-    const held = new HeldClaims(1_000, () => Promise.resolve(true));
+    expect(new HeldClaims(0, () => Promise.resolve(true), systemClock).accepting).toBe(false);
+    const held = new HeldClaims(1_000, () => Promise.resolve(true), systemClock);
     expect(held.accepting).toBe(true);
     const c = aClaim();
     held.hold(c);

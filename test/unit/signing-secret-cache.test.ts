@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SigningSecret } from '../../src/domain/project.js';
 import type { ProjectStore } from '../../src/ports/projects.js';
 import { SigningSecretCache } from '../../src/workers/delivery/signing-secrets.js';
+import { clockAt } from '../support/fake-clock.js';
 
 /** A project store that answers only signing-secret reads, counting them; `fail` makes the next read fail. */
 function secretsStore() {
@@ -25,7 +26,7 @@ describe('SigningSecretCache', () => {
   it('serves many attempts that miss at once with one read, then from the cache until it expires', async () => {
     const { state, store } = secretsStore();
     let now = 1_000;
-    const cache = new SigningSecretCache(store, { now: () => now });
+    const cache = new SigningSecretCache(store, clockAt(() => now));
     const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('prj_a')));
     expect(state.reads).toBe(1);
     expect(all.every((s) => s.length === 1 && s[0]![0] === 1)).toBe(true);
@@ -39,7 +40,7 @@ describe('SigningSecretCache', () => {
 
   it('does not keep a failed read', async () => {
     const { state, store } = secretsStore();
-    const cache = new SigningSecretCache(store, { now: () => 1_000 });
+    const cache = new SigningSecretCache(store, clockAt(() => 1_000));
     state.fail = true;
     await expect(cache.get('prj_a')).rejects.toThrow('storage down');
     expect((await cache.get('prj_a')).length).toBe(1);

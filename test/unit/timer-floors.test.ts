@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TimerFloors } from '../../src/adapters/cassandra/timer-floors.js';
 import { FIRST_POSITION, TIMER_BUCKET_MS, bucketStart, type Timer } from '../../src/adapters/cassandra/timers.js';
+import { clockAt } from '../support/fake-clock.js';
 
 const SETTINGS = { lateWriteMs: 1_000, fullReadEveryMs: 10_000 };
 const BUCKET = 29_000_000;
@@ -12,7 +13,7 @@ function timerAt(dueAt: number): Timer {
 }
 
 function floorsAt(at: { now: number }): TimerFloors {
-  return new TimerFloors(SETTINGS, () => at.now);
+  return new TimerFloors(clockAt(() => at.now), SETTINGS);
 }
 
 describe('timer floors', () => {

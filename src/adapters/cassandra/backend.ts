@@ -1,8 +1,10 @@
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Backend } from '../../ports/backend.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
 import { CassandraRequestStore } from './requests.js';
+import { CassandraScheduleStore } from './schedules/store.js';
 import { CassandraSecretStore } from './secrets.js';
 import { CassandraSession, type CassandraConnection } from './session.js';
 import { CassandraUsageStore } from './usage.js';
@@ -14,33 +16,40 @@ export interface CassandraBackendOptions extends CassandraConnection {
   readonly claimStoredAfterMs?: number;
   /** Create or upgrade the schema first (`ferry migrate`, tests); otherwise a missing schema is an error. */
   readonly migrate?: boolean;
+  /** Default `systemClock`. */
+  readonly clock?: Clock;
 }
 
 export interface CassandraBackend extends Backend {
   readonly requests: CassandraRequestStore;
+  readonly schedules: CassandraScheduleStore;
   readonly session: CassandraSession;
 }
 
 /** Connects to the cluster, checks (or applies) the schema, and builds every store on one session. */
 export async function openCassandraBackend(o: CassandraBackendOptions): Promise<CassandraBackend> {
+  const clock = o.clock ?? systemClock;
   const session = await CassandraSession.connect(o);
   try {
-    if (o.migrate) await migrate(session, o.replication);
+    if (o.migrate) await migrate(session, o.replication, clock);
     else await assertMigrated(session);
   } catch (err) {
     await session.close();
     throw err;
   }
-  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs });
+  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs, clock });
+  const schedules = new CassandraScheduleStore(session, { shardCount: o.shardCount, clock });
   return {
     session,
     requests,
+    schedules,
     idempotency: new CassandraIdempotencyStore(session),
-    usage: new CassandraUsageStore(session),
+    usage: new CassandraUsageStore(session, clock),
     projects: new CassandraProjectStore(session),
     secrets: new CassandraSecretStore(session),
     close: async () => {
       await requests.close();
+      await schedules.close();
       await session.close();
     },
   };

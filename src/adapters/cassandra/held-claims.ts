@@ -1,3 +1,4 @@
+import type { Clock, TimerHandle } from '../../domain/clock.js';
 import type { RequestPatch, StoredRequest } from '../../domain/request.js';
 
 /** Claims held at most; beyond this a claim is stored at once, as when holding is off. */
@@ -13,7 +14,7 @@ export interface HeldClaim {
 }
 
 interface Entry extends HeldClaim {
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   storing: Promise<void> | undefined;
 }
 
@@ -47,6 +48,7 @@ export class HeldClaims {
      * It rejects only when storage could not be reached.
      */
     private readonly store: (claim: HeldClaim) => Promise<boolean>,
+    private readonly clock: Clock,
   ) {}
 
   /** Whether a new claim may be held rather than stored at once. */
@@ -96,7 +98,7 @@ export class HeldClaims {
       await entry.storing;
       return this.take(id, version);
     }
-    clearTimeout(entry.timer);
+    entry.timer?.cancel();
     this.byId.delete(id);
     remember(this.taken, id, entry.stored.version);
     return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch };
@@ -105,7 +107,7 @@ export class HeldClaims {
   /** Forgets every held claim: their requests stay due in storage, for whichever process claims them next. */
   close(): void {
     this.closed = true;
-    for (const entry of this.byId.values()) clearTimeout(entry.timer);
+    for (const entry of this.byId.values()) entry.timer?.cancel();
     this.byId.clear();
   }
 
@@ -122,15 +124,14 @@ export class HeldClaims {
         // Not stored (storage unreachable): the claim stays held, stored with the request's next change or by a
         // later try. Once its lease is over it is dropped, and the request, as stored, is due for a new claim.
         entry.storing = undefined;
-        if (Date.now() + this.storeAfterMs < (entry.claimed.dueAt ?? 0)) this.storeLater(entry);
+        if (this.clock.now() + this.storeAfterMs < (entry.claimed.dueAt ?? 0)) this.storeLater(entry);
         else if (this.byId.get(id) === entry) this.byId.delete(id);
       },
     );
   }
 
   private storeLater(entry: Entry): void {
-    entry.timer = setTimeout(() => this.storeNow(entry), this.storeAfterMs);
-    entry.timer.unref();
+    entry.timer = this.clock.setTimer(() => this.storeNow(entry), this.storeAfterMs);
   }
 }
 

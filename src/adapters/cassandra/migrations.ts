@@ -1,11 +1,13 @@
+import type { Clock } from '../../domain/clock.js';
 import { core } from './schema/001-core.js';
 import { requests } from './schema/002-requests.js';
 import { idempotencyPlans } from './schema/003-idempotency-plans.js';
+import { schedules } from './schema/004-schedules.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
 /** Every schema version, in order. Released entries never change; a change of schema is a new entry. */
-export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans];
+export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans, schedules];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 
@@ -21,7 +23,7 @@ export function checkKeyspaceName(keyspace: string): void {
  * a version is recorded only after all of its statements ran, so an interrupted run is finished by the next one,
  * and processes that migrate at once end on the same schema.
  */
-export async function migrate(session: CassandraSession, replication: string, migrations = MIGRATIONS): Promise<number> {
+export async function migrate(session: CassandraSession, replication: string, clock: Clock, migrations = MIGRATIONS): Promise<number> {
   const ks = session.keyspace;
   checkKeyspaceName(ks);
   await session.execute(`CREATE KEYSPACE IF NOT EXISTS ${ks} WITH replication = ${replication}`, [], 'creating the keyspace');
@@ -42,7 +44,7 @@ export async function migrate(session: CassandraSession, replication: string, mi
     }
     await session.execute(
       `INSERT INTO ${ks}.schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-      [m.version, m.name, Date.now()],
+      [m.version, m.name, clock.now()],
       `recording migration ${m.version}`,
     );
   }

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
@@ -9,7 +9,7 @@ import { CONSISTENCY } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import type { TimerFloors } from './timer-floors.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
-import { TIMER_BUCKET_MS, bucketStart, compareTimers, deletionTime, matchesTimer, type Timer, type TimerTable } from './timers.js';
+import { TIMER_BUCKET_MS, bucketStart, compareTimers, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
 /** Claims (a read and a conditional write each) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
@@ -42,6 +42,7 @@ export class RequestClaims {
     private readonly removals: TimerRemovals,
     private readonly held: HeldClaims,
     private readonly floors: TimerFloors,
+    private readonly clock: Clock,
   ) {}
 
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
@@ -73,7 +74,7 @@ export class RequestClaims {
    */
   private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
     if (this.passOver(timer)) return null;
-    const asOf = deletionTime();
+    const asOf = this.timers.deletionTime();
     const current = await this.current(timer, now, asOf, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
     if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
@@ -97,14 +98,14 @@ export class RequestClaims {
    */
   private async undoUnseen(claimed: StoredRequest): Promise<void> {
     const signal = this.inFlight.closingSignal;
-    for (let tries = 1; !signal.aborted && Date.now() < (claimed.dueAt ?? 0); tries++) {
-      await sleep(backoffDelayMs(tries, UNDO_BACKOFF, Math.random), undefined, { signal }).catch(() => undefined);
+    for (let tries = 1; !signal.aborted && this.clock.now() < (claimed.dueAt ?? 0); tries++) {
+      await this.clock.sleep(backoffDelayMs(tries, UNDO_BACKOFF, Math.random), signal);
       if (signal.aborted) return;
       try {
-        const asOf = deletionTime();
+        const asOf = this.timers.deletionTime();
         const seen = await this.rows.request(claimed.id, 'undoing a claim', CONSISTENCY.serial);
         if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
-          await this.changes.apply(seen, { dueAt: Date.now() }, asOf, 'undoing a claim');
+          await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, 'undoing a claim');
         }
         return;
       } catch {
@@ -116,7 +117,7 @@ export class RequestClaims {
   private async release(timer: Timer, now: number): Promise<StoredRequest | null> {
     // Already due now: released by this very call (its new lease timer is scanned too) or by one just before.
     if (timer.dueAt === now) return null;
-    const asOf = deletionTime();
+    const asOf = this.timers.deletionTime();
     const current = await this.current(timer, now, asOf, 'releasing a lease');
     if (current === null || current.status !== 'delivering') return null;
     return this.changes.apply(current, { dueAt: now }, asOf, 'releasing a lease');

@@ -1,4 +1,5 @@
 import { types } from 'cassandra-driver';
+import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
@@ -45,6 +46,7 @@ export class RequestExpiry {
   constructor(
     private readonly session: CassandraSession,
     private readonly rows: RequestRows,
+    private readonly clock: Clock,
   ) {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
     this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
@@ -55,7 +57,7 @@ export class RequestExpiry {
   async expire(r: StoredRequest, last: AttemptRecord | null = null): Promise<void> {
     const days = await this.retentionOf(r.projectId);
     if (days === null) return;
-    const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - Date.now()) / 1000)));
+    const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - this.clock.now()) / 1000)));
     const attempts = last?.attemptNumber === 1 ? [last] : await this.rows.attempts(r.projectId, r.id, 'expiring a request');
     const requests = this.session.table('requests');
     const partition: Statement[] = [

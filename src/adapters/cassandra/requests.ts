@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { allShards } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
@@ -12,7 +13,7 @@ import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 import { TimerRemovals } from './timer-removals.js';
-import { TimerTable, deletionTime, timerOf, type Timer } from './timers.js';
+import { TimerTable, timerOf, type Timer } from './timers.js';
 import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WrittenEntries } from './written-entries.js';
@@ -27,6 +28,8 @@ export interface CassandraRequestStoreOptions {
   readonly claimStoredAfterMs?: number;
   /** Where reads of timer buckets may start (see `TimerFloors`). Default `TIMER_FLOORS`. */
   readonly timerFloors?: TimerFloorSettings;
+  /** Default `systemClock`. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -75,14 +78,19 @@ export class CassandraRequestStore implements RequestStore {
     private readonly session: CassandraSession,
     private readonly options: CassandraRequestStoreOptions,
   ) {
+    const clock = options.clock ?? systemClock;
     this.rows = new RequestRows(session);
-    this.timers = new TimerTable(session);
-    this.removals = new TimerRemovals(session, this.timers, this.inFlight);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, new RequestExpiry(session, this.rows), this.rows, this.removals);
-    this.held = new HeldClaims(options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS, (claim) =>
-      this.inFlight.run(() => this.storeHeld(claim)),
+    this.timers = new TimerTable(session, clock);
+    this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
+    const expiry = new RequestExpiry(session, this.rows, clock);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.rows, this.removals);
+    this.held = new HeldClaims(
+      options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS,
+      (claim) => this.inFlight.run(() => this.storeHeld(claim)),
+      clock,
     );
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, new TimerFloors(options.timerFloors));
+    const floors = new TimerFloors(clock, options.timerFloors);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock);
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -199,7 +207,7 @@ export class CassandraRequestStore implements RequestStore {
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest> {
-    const asOf = deletionTime();
+    const asOf = this.timers.deletionTime();
     const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
     const held = await this.held.take(id, expectedVersion);
     if (held === 'lost') throw conflict();
@@ -225,7 +233,7 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
   private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.patch, deletionTime(), 'storing a claim');
+    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), 'storing a claim');
     if (stored === null) return false;
     this.known.remember(stored);
     return true;

@@ -1,3 +1,4 @@
+import type { Clock } from '../../domain/clock.js';
 import type { ShardFence } from '../../ports/work-shards.js';
 import { CONSISTENCY, applied, millis, type CassandraSession } from './session.js';
 
@@ -6,7 +7,10 @@ import { CONSISTENCY, applied, millis, type CassandraSession } from './session.j
  * owner before it, and a Paxos read (LOCAL_SERIAL) tells a holder whether it was superseded.
  */
 export class CassandraShardFence implements ShardFence {
-  constructor(private readonly session: CassandraSession) {}
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly clock: Clock,
+  ) {}
 
   async acquire(shard: number, owner: string): Promise<number> {
     const t = this.session.table('shard_owners');
@@ -17,12 +21,12 @@ export class CassandraShardFence implements ShardFence {
         current === null
           ? await this.session.execute(
               `INSERT INTO ${t} (shard, epoch, owner, since) VALUES (?, ?, ?, ?) IF NOT EXISTS`,
-              [shard, next, owner, Date.now()],
+              [shard, next, owner, this.clock.now()],
               'taking a shard',
             )
           : await this.session.execute(
               `UPDATE ${t} SET epoch = ?, owner = ?, since = ? WHERE shard = ? IF epoch = ?`,
-              [next, owner, Date.now(), shard, current],
+              [next, owner, this.clock.now(), shard, current],
               'taking a shard',
             );
       if (applied(rs)) return next;

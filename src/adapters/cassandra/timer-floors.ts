@@ -1,3 +1,4 @@
+import type { Clock } from '../../domain/clock.js';
 import { FIRST_POSITION, bucketStart, type Timer, type TimerPosition } from './timers.js';
 
 export interface TimerFloorSettings {
@@ -43,13 +44,13 @@ export class TimerFloors {
   private readonly floors = new Map<string, Floor>();
 
   constructor(
+    private readonly clock: Clock,
     private readonly settings: TimerFloorSettings = TIMER_FLOORS,
-    private readonly clock: () => number = Date.now,
   ) {}
 
   /** The time a read issued now is seen at, for `saw`. */
   now(): number {
-    return this.clock();
+    return this.clock.now();
   }
 
   /** Where a read of the bucket may start: `FIRST_POSITION` (its start), or the first place a timer can be. */
@@ -84,12 +85,12 @@ export class TimerFloors {
 
   private from(shard: number, bucket: number): number {
     const floor = this.floors.get(keyOf(shard, bucket));
-    if (floor === undefined || this.clock() - floor.fullReadAt >= this.settings.fullReadEveryMs) return Number.MIN_SAFE_INTEGER;
+    if (floor === undefined || this.clock.now() - floor.fullReadAt >= this.settings.fullReadEveryMs) return Number.MIN_SAFE_INTEGER;
     return Math.min(floor.dueAt, floor.seenAt - this.settings.lateWriteMs);
   }
 
   private dropStale(): void {
-    const now = this.clock();
+    const now = this.clock.now();
     for (const [key, floor] of this.floors) {
       if (now - floor.fullReadAt >= this.settings.fullReadEveryMs) this.floors.delete(key);
     }

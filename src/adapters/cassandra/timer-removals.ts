@@ -1,3 +1,4 @@
+import type { Clock, TimerHandle } from '../../domain/clock.js';
 import type { InFlight } from './request-pool.js';
 import type { CassandraSession, Statement } from './session.js';
 import { bucketOf, type Timer, type TimerTable } from './timers.js';
@@ -23,13 +24,14 @@ export class TimerRemovals {
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly removing = new Map<string, number>();
   private count = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: TimerHandle | null = null;
   private closing = false;
 
   constructor(
     private readonly session: CassandraSession,
     private readonly timers: TimerTable,
     private readonly inFlight: InFlight,
+    private readonly clock: Clock,
   ) {}
 
   /** Deletes `t` as of `asOf` (see `deletionTime`), soon. */
@@ -43,7 +45,7 @@ export class TimerRemovals {
     else waiting.push(entry);
     this.count++;
     if (this.closing || this.count >= FLUSH_AT) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+    else this.timer ??= this.clock.setTimer(() => this.flush(), FLUSH_AFTER_MS);
   }
 
   /** Deletes `t` once `first` has succeeded; `t` is pending meanwhile, and stays in place if `first` fails. */
@@ -71,7 +73,7 @@ export class TimerRemovals {
   }
 
   private flush(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
     const partitions = [...this.waiting.values()];
     this.waiting.clear();

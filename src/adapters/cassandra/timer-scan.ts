@@ -6,7 +6,6 @@ import {
   bucketOf,
   bucketStart,
   compareTimers,
-  deletionTime,
   type Timer,
   type TimerPosition,
   type TimerTable,
@@ -103,7 +102,7 @@ export class ShardDueTimers {
     if (buckets.length === 0) return;
     this.listedAfter = buckets.at(-1)!;
     const { floored, unknown } = splitByFloor(this.floors, this.shard, buckets, this.now);
-    const asOf = deletionTime() - BUCKET_WRITE_MARGIN_US;
+    const asOf = this.timers.deletionTime() - BUCKET_WRITE_MARGIN_US;
     const earliest = await earliestOf(this.timers, this.floors, this.shard, unknown, DURING);
     for (const bucket of buckets) {
       if (floored.has(bucket) || earliest.has(bucket)) this.occupied.push(bucket);

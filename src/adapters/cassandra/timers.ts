@@ -1,3 +1,4 @@
+import type { Clock } from '../../domain/clock.js';
 import type { RequestStatus, StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
@@ -26,15 +27,6 @@ export function bucketOf(dueAt: number): number {
 
 export function bucketStart(bucket: number): number {
   return bucket * TIMER_BUCKET_MS;
-}
-
-/**
- * A write timestamp (microseconds, like the driver's own) for deleting rows that an operation starting now made
- * obsolete. A timer written again later, for a later change, carries a later timestamp and survives the delete,
- * even when the delete arrives last. One microsecond less, because on equal timestamps a delete wins.
- */
-export function deletionTime(): number {
-  return Date.now() * 1000 - 1;
 }
 
 /** Whether the timer of `after` differs from that of `before`, and so must be written and the old one dropped. */
@@ -94,7 +86,10 @@ export class TimerTable {
   private readonly selectDue: string;
   private readonly selectLeases: string;
 
-  constructor(private readonly session: CassandraSession) {
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly clock: Clock,
+  ) {
     const timers = session.table('timers');
     const buckets = session.table('timer_buckets');
     this.insertTimer = `INSERT INTO ${timers} (shard, bucket, due_at, request_id, lease) VALUES (?, ?, ?, ?, ?)`;
@@ -111,13 +106,22 @@ export class TimerTable {
       WHERE shard = ? AND bucket = ? AND (due_at, request_id) > (?, ?) AND lease = true LIMIT ? ALLOW FILTERING`;
   }
 
+  /**
+   * A write timestamp (microseconds, like the driver's own) for deleting rows that an operation starting now made
+   * obsolete. A timer written again later, for a later change, carries a later timestamp and survives the delete,
+   * even when the delete arrives last. One microsecond less, because on equal timestamps a delete wins.
+   */
+  deletionTime(): number {
+    return this.clock.now() * 1000 - 1;
+  }
+
   /** The timer row, for a batch. */
   timerStatement(t: Timer): Statement {
     return { query: this.insertTimer, params: [t.shard, bucketOf(t.dueAt), t.dueAt, t.requestId, t.lease] };
   }
 
   /** The entry of the timer's bucket, or null when this process wrote it lately (see `BUCKET_ENTRY_TRUSTED_MS`). */
-  bucketStatement(t: Timer, now = Date.now()): Statement | null {
+  bucketStatement(t: Timer, now = this.clock.now()): Statement | null {
     const bucket = bucketOf(t.dueAt);
     if (this.listedBuckets.has(`${t.shard}/${bucket}`) && bucketStart(bucket + 1) > now - BUCKET_ENTRY_TRUSTED_MS) return null;
     return { query: this.insertBucket, params: [t.shard, bucket] };
@@ -136,7 +140,7 @@ export class TimerTable {
    * The rows of new timers: each timer, and the entry of each of their buckets once (none for a bucket this
    * process wrote lately); the same row many times would only weigh on a batch.
    */
-  statementsFor(timers: readonly Timer[], now = Date.now()): Statement[] {
+  statementsFor(timers: readonly Timer[], now = this.clock.now()): Statement[] {
     const statements: Statement[] = [];
     const buckets = new Set<string>();
     for (const t of timers) {

@@ -1,3 +1,4 @@
+import type { Clock } from '../../domain/clock.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { UsageStore } from '../../ports/usage.js';
 import { applied, millis, type CassandraSession } from './session.js';
@@ -14,7 +15,10 @@ export class CassandraUsageStore implements UsageStore {
   private readonly q: ReturnType<typeof statements>;
   private readonly turns = new Turns();
 
-  constructor(private readonly session: CassandraSession) {
+  constructor(
+    private readonly session: CassandraSession,
+    private readonly clock: Clock,
+  ) {
     this.q = statements(session.table('usage'));
   }
 
@@ -52,7 +56,7 @@ export class CassandraUsageStore implements UsageStore {
             : await this.session.execute(this.q.update, [target, projectId, period, used], 'changing usage');
         if (applied(rs)) return true;
         used = millis(rs.first()?.get('used'));
-        await pause(round);
+        await pause(this.clock, round);
       }
       throw new StorageUnavailable(`Usage of project ${projectId} for ${period} is changing too fast to update; retry.`);
     });
@@ -73,9 +77,8 @@ function statements(table: string) {
 }
 
 /** A short random wait after a lost round, so processes that collided do not collide again at once. */
-function pause(round: number): Promise<void> {
-  const ms = Math.random() * Math.min(100, 2 ** round);
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function pause(clock: Clock, round: number): Promise<void> {
+  return clock.sleep(Math.random() * Math.min(100, 2 ** round));
 }
 
 function assertCount(count: number): void {

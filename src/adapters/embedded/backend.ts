@@ -3,6 +3,7 @@ import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from './database.js';
 import { EmbeddedIdempotencyStore } from './idempotency.js';
 import { EmbeddedProjectStore } from './projects.js';
 import { EmbeddedRequestStore } from './requests.js';
+import { EmbeddedScheduleStore } from './schedules.js';
 import { EmbeddedSecretStore } from './secrets.js';
 import { EmbeddedUsageStore } from './usage.js';
 
@@ -22,6 +23,7 @@ export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBa
   const db = new EmbeddedDatabase(options);
   return {
     requests: new EmbeddedRequestStore(db),
+    schedules: new EmbeddedScheduleStore(db),
     idempotency: new EmbeddedIdempotencyStore(db),
     usage: new EmbeddedUsageStore(db),
     projects: new EmbeddedProjectStore(db),

@@ -113,6 +113,34 @@ export const MIGRATIONS: readonly string[] = [
   -- The requests a claim's holder set out to create (see accept-plan.ts).
   ALTER TABLE idempotency ADD COLUMN plan TEXT;
   `,
+  `
+  -- Timing is JSON because its shape depends on its kind; headers are [name, value] pairs, in the caller's order
+  -- and spelling, as for requests. The body is the JSON text's bytes, kept as bytes.
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    timing TEXT NOT NULL,
+    status TEXT NOT NULL,
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BLOB,
+    retry INTEGER NOT NULL,
+    next_run_at INTEGER,
+    last_run_at INTEGER,
+    last_run_outcome TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    version INTEGER NOT NULL
+  ) STRICT;
+
+  -- IDs sort by creation time, so the newest-first list walks this index in order and stops after one page.
+  CREATE INDEX schedules_by_project ON schedules (project_id, id DESC);
+  -- This index is the schedules' timer: no timer is kept apart from the row, so moving next_run_at or pausing
+  -- moves or removes the timer in the same write. Only active schedules with a next run are in it, in firing
+  -- order, so paused ones never weigh on the firing loop's scan.
+  CREATE INDEX schedules_due ON schedules (next_run_at, id) WHERE status = 'active' AND next_run_at IS NOT NULL;
+  `,
 ];
 
 /**

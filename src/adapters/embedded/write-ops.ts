@@ -1,10 +1,12 @@
 import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
 import { VersionConflict, type RecordedState, type RequestPatch } from '../../ports/requests.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
+import { INSERT_SCHEDULE, SCHEDULE_SELECT_LIST, scheduleFromValues, scheduleInsertValues, schedulePatchAssignments } from './schedule-rows.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
 
 // Every write the embedded backend makes, by name. They run on the writer thread, so arguments and results are
@@ -32,6 +34,13 @@ export interface UpdateArgs {
   readonly id: string;
   readonly expectedVersion: number;
   readonly patch: RequestPatch;
+}
+
+export interface ScheduleUpdateArgs {
+  readonly projectId: string;
+  readonly id: string;
+  readonly expectedVersion: number;
+  readonly patch: SchedulePatch;
 }
 
 export const writeOps = {
@@ -118,6 +127,18 @@ export const writeOps = {
     db.statement('UPDATE usage SET used = MAX(0, used - ?) WHERE project_id = ? AND period = ?').run(a.count, a.projectId, a.period);
   },
 
+  insertSchedule(db: Connection, s: StoredSchedule): void {
+    db.statement(INSERT_SCHEDULE).run(...scheduleInsertValues(s));
+  },
+
+  updateSchedule(db: Connection, a: ScheduleUpdateArgs): StoredSchedule {
+    return scheduleFromValues(applySchedulePatch(db, a));
+  },
+
+  deleteSchedule(db: Connection, a: { readonly projectId: string; readonly id: string }): boolean {
+    return db.statement('DELETE FROM schedules WHERE id = ? AND project_id = ?').run(a.id, a.projectId).changes === 1;
+  },
+
   createProject(db: Connection, p: Project): void {
     db.statement(`INSERT INTO projects (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
       VALUES (?, ?, ?, ?, ?, ?)`).run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt);
@@ -169,6 +190,19 @@ function applyPatch(db: Connection, a: UpdateArgs, returning: string): unknown[]
   const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion) as unknown[] | undefined;
   if (row === undefined) {
     throw new VersionConflict(`Request ${a.id} is not at version ${a.expectedVersion} in project ${a.projectId}.`);
+  }
+  return row;
+}
+
+/** As `applyPatch`, for a schedule: returns the updated row as raw values, or throws VersionConflict. */
+function applySchedulePatch(db: Connection, a: ScheduleUpdateArgs): unknown[] {
+  const { sets, values } = schedulePatchAssignments(a.patch);
+  // The timer is the indexed next_run_at: this one statement moves it with the row.
+  const sql = `UPDATE schedules SET ${sets}version = version + 1
+    WHERE id = ? AND project_id = ? AND version = ? RETURNING ${SCHEDULE_SELECT_LIST}`;
+  const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion) as unknown[] | undefined;
+  if (row === undefined) {
+    throw new VersionConflict(`Schedule ${a.id} is not at version ${a.expectedVersion} in project ${a.projectId}.`);
   }
   return row;
 }

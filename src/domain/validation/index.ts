@@ -19,3 +19,15 @@ export {
   type ValidationOptions,
 } from './request-input.js';
 export { validateListQuery, type ListQuery, type ListQueryInput } from './list-query.js';
+export { validateTiming, type TimingInput } from './timing.js';
+export {
+  validateCreateSchedule,
+  validateUpdateSchedule,
+  validateScheduleName,
+  validatePreview,
+  validateScheduleListLimit,
+  type CreateScheduleInput,
+  type UpdateScheduleInput,
+  type ScheduleRequestInput,
+  type PreviewInput,
+} from './schedule-input.js';

@@ -100,14 +100,14 @@ function validateMaxAttempts(n: unknown, field: string): number {
   return n;
 }
 
-function checkBodySize(size: number): void {
+function checkBodySize(size: number, field = 'body'): void {
   if (size > MAX_BODY_BYTES) {
-    throw new FerryError('PAYLOAD_TOO_LARGE', `The body is ${size} bytes; at most ${MAX_BODY_BYTES} are allowed.`, 'body');
+    throw new FerryError('PAYLOAD_TOO_LARGE', `The body is ${size} bytes; at most ${MAX_BODY_BYTES} are allowed.`, field);
   }
 }
 
-function requireUrl(url: string | undefined): string {
-  if (url === undefined || url === null) throw new FerryError('MISSING_FIELD', 'url is required.', 'url');
+export function requireUrl(url: string | undefined, field = 'url'): string {
+  if (url === undefined || url === null) throw new FerryError('MISSING_FIELD', `${field} is required.`, field);
   return url;
 }
 
@@ -146,12 +146,13 @@ function splitContentType(headers: Record<string, string>): { contentType: strin
   return { contentType: first === undefined ? undefined : validateContentType(first[1], `headers.${first[0]}`), rest };
 }
 
-function jsonBody(body: unknown): Uint8Array | null {
+/** A JSON body as the UTF-8 bytes delivered; undefined means no body. */
+export function validateJsonBody(body: unknown, field = 'body'): Uint8Array | null {
   if (body === undefined) return null;
   const text = JSON.stringify(body);
-  if (text === undefined) throw new FerryError('INVALID_FIELD', 'The body must be a JSON value.', 'body');
+  if (text === undefined) throw new FerryError('INVALID_FIELD', 'The body must be a JSON value.', field);
   const bytes = utf8Bytes(text);
-  checkBodySize(bytes.byteLength);
+  checkBodySize(bytes.byteLength, field);
   return bytes;
 }
 
@@ -160,7 +161,7 @@ export function validateCreate(input: CreateInput, opts: ValidationOptions): Val
   const method = validateMethod(input.method);
   const { contentType: explicitType, rest } = splitContentType(input.headers);
   const headers = validateDestinationHeaders(rest, 'headers');
-  const body = jsonBody(input.body);
+  const body = validateJsonBody(input.body);
   const contentType = explicitType ?? (body === null ? null : 'application/json');
   const deliverAt = resolveDeliveryTime({ delay: input.delay, deliverAt: input.deliverAt, now: opts.now });
   const timeoutSeconds = timeoutOf(input.timeout);

@@ -7,9 +7,9 @@ export const REQUEST_ID_HEADER = 'Ferry-Request-Id';
 
 const JSON_TYPE = 'application/json';
 
-/** The success envelope around `data`, which is already JSON text. */
-export function successEnvelope(data: string, requestId: string): string {
-  return `{"success":true,"data":${data},"error":null,"meta":null,"request_id":"${requestId}"}`;
+/** The success envelope around `data` and `meta`, which are already JSON text. */
+export function successEnvelope(data: string, requestId: string, meta = 'null'): string {
+  return `{"success":true,"data":${data},"error":null,"meta":${meta},"request_id":"${requestId}"}`;
 }
 
 export function errorEnvelope(err: FerryError, requestId: string): string {

@@ -45,6 +45,8 @@ interface Entry {
   readonly call: UnaryCall;
   readonly bind: RequestBinder;
   readonly writeData: ValueWriter;
+  /** Writes `meta`, or undefined when the route's `meta` is always null. */
+  readonly writeMeta: ValueWriter | undefined;
 }
 
 /**
@@ -58,7 +60,7 @@ export function createGateway(opts: GatewayOptions): (req: GatewayRequest, res: 
     for (const route of readRoutes(service)) {
       const fn = (impl as Record<string, unknown>)[route.method.localName];
       if (typeof fn !== 'function') continue;
-      entries.push({ route, call: (fn as UnaryCall).bind(impl), bind: compileRequestBinder(route), writeData: dataWriter(route) });
+      entries.push({ route, call: (fn as UnaryCall).bind(impl), bind: compileRequestBinder(route), writeData: dataWriter(route), writeMeta: metaWriter(route) });
     }
   }
   const router = new Router(entries);
@@ -78,6 +80,17 @@ function dataWriter(route: Route): ValueWriter {
   if (field === undefined) return messageWriter(route.method.output);
   const write = fieldWriter(field);
   return (response) => write((response as Record<string, unknown>)[field.localName]);
+}
+
+/** Writes the `response_meta` field, when the route names one; an unset field leaves `meta` null. */
+function metaWriter(route: Route): ValueWriter | undefined {
+  const field = route.metaField;
+  if (field === undefined) return undefined;
+  const write = fieldWriter(field);
+  return (response) => {
+    const value = (response as Record<string, unknown>)[field.localName];
+    return value === undefined ? 'null' : write(value);
+  };
 }
 
 async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse): Promise<void> {
@@ -125,7 +138,7 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
     const response = create(entry.route.method.output, result as never) as unknown as Record<string, unknown>;
     const status = successStatus(entry.route, response);
     if (entry.route.emptyResponse) sendEmpty(res, status, requestId);
-    else sendJson(res, status, successEnvelope(entry.writeData(response), requestId), requestId);
+    else sendJson(res, status, successEnvelope(entry.writeData(response), requestId, entry.writeMeta?.(response)), requestId);
   } catch (err) {
     if (res.headersSent || res.destroyed) return;
     sendError(res, toFerryError(err), requestId);

@@ -47,6 +47,8 @@ export interface Route {
   readonly statusOverrides: readonly StatusOverrideRoute[];
   /** The response field that becomes `data`; undefined for the whole response message. */
   readonly responseField: DescField | undefined;
+  /** The message field of the response that becomes `meta` when set; undefined for a `meta` that is always null. */
+  readonly metaField: DescField | undefined;
   readonly emptyResponse: boolean;
 }
 
@@ -129,6 +131,11 @@ function readRoute(method: DescMethod): Route {
     ? undefined
     : fieldByName(output, opt.responseBody) ?? fail(`response_body names unknown field "${opt.responseBody}"`);
 
+  const metaField = opt.responseMeta === ''
+    ? undefined
+    : fieldByName(output, opt.responseMeta) ?? fail(`response_meta names unknown field "${opt.responseMeta}"`);
+  if (metaField !== undefined && metaField.fieldKind !== 'message') fail(`response_meta field "${opt.responseMeta}" must be a message`);
+
   const statusOverrides = opt.statusOverrides.map((o): StatusOverrideRoute => {
     const field = fieldByName(output, o.field) ?? fail(`status override names unknown field "${o.field}"`);
     if (field.fieldKind !== 'enum') return fail(`status override field "${o.field}" must be an enum`);
@@ -138,7 +145,7 @@ function readRoute(method: DescMethod): Route {
 
   const maxBodyBytes = Number(opt.maxBodyBytes);
   if (maxBodyBytes < 0 || !Number.isSafeInteger(maxBodyBytes)) fail('max_body_bytes is out of range');
-  if (opt.emptyResponse && opt.responseBody !== '') fail('empty_response excludes response_body');
+  if (opt.emptyResponse && (opt.responseBody !== '' || opt.responseMeta !== '')) fail('empty_response excludes response_body and response_meta');
 
   return {
     service: method.parent,
@@ -153,6 +160,7 @@ function readRoute(method: DescMethod): Route {
     successStatus: checkStatus(opt.emptyResponse ? opt.successStatus || 204 : opt.successStatus, fail),
     statusOverrides,
     responseField,
+    metaField,
     emptyResponse: opt.emptyResponse,
   };
 }

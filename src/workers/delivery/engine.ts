@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../../domain/clock.js';
+import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
@@ -60,7 +59,7 @@ export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
   private readonly waiting = new WaitingRoom();
   private readonly settled = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   /** When the armed timer fires; +Infinity when none is armed. */
   private timerAt = Number.POSITIVE_INFINITY;
   /**
@@ -124,12 +123,12 @@ export class DeliveryEngine {
     this.stopped.abort();
     this.disarm();
     await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
-    const deadline = setTimeout(() => {
+    const deadline = this.o.clock.setTimer(() => {
       this.aborting = true;
       this.o.transport.abortInFlight();
     }, graceMs);
     while (this.settled.size > 0) await Promise.all([...this.settled]);
-    clearTimeout(deadline);
+    deadline.cancel();
   }
 
   private async tick(): Promise<void> {
@@ -175,19 +174,19 @@ export class DeliveryEngine {
   /** Arms the next look in `ms`; `forDue` says work is known to be due by then. */
   private schedule(ms: number, forDue = false): void {
     if (this.stopping) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     const now = this.o.clock.now();
     const own = this.ownDueAt - now < ms;
     const wait = Math.max(0, own ? this.ownDueAt - now : ms);
     this.timerAt = now + wait;
-    this.timer = setTimeout(() => {
+    this.timer = this.o.clock.setTimer(() => {
       this.dueNow = forDue || own;
       this.wake();
     }, wait);
   }
 
   private disarm(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
   }
@@ -346,7 +345,7 @@ export class DeliveryEngine {
         const wait = backoffDelayMs(failures, STORAGE_RETRY, this.o.random ?? Math.random);
         if (err instanceof VersionConflict || this.stopping || this.o.clock.now() + wait >= leaseEnd) throw err;
         if (failures === 1) this.emit({ type: 'engine_error', error: `${String(err)} (request ${claimed.id}; trying again while its claim lasts)` });
-        await sleep(wait, undefined, { signal: this.stopped.signal }).catch(() => undefined);
+        await this.o.clock.sleep(wait, this.stopped.signal);
       }
     }
   }

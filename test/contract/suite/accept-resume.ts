@@ -7,6 +7,7 @@ import type { Backend } from '../../../src/ports/backend.js';
 import type { IdempotencyStore } from '../../../src/ports/idempotency.js';
 import type { RequestStore } from '../../../src/ports/requests.js';
 import { withMethods } from '../../support/with-methods.js';
+import { clockAt } from '../../support/fake-clock.js';
 import { PROJECT_A, useBackend, type BackendFactory } from './harness.js';
 
 const LEASE_MS = DEFAULT_GUARD_TIMINGS.leaseMs;
@@ -84,7 +85,7 @@ export function describeAcceptResumeContract(makeBackend: BackendFactory): void 
   describe('AcceptRequests with idempotency keys, after a failure past the insert', () => {
     const backend = useBackend(makeBackend);
     let time = Date.now();
-    const clock = { now: () => time };
+    const clock = clockAt(() => time);
     const project: Project = { id: PROJECT_A, name: 'a', monthlyAllowance: 1_000, scheduleAllowance: 1, retentionDays: 30, createdAt: time };
 
     const acceptor = (faults: Faults = {}) => {

@@ -6,6 +6,7 @@ import { describeProjectStoreContract } from './projects.js';
 import { describeRequestClaimContract } from './request-claims.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
+import { describeScheduleStoreContract } from './schedules.js';
 import { describeSecretStoreContract } from './secrets.js';
 import { describeUsageStoreContract } from './usage.js';
 
@@ -14,6 +15,7 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeRequestStoreContract(makeBackend);
   describeRequestListContract(makeBackend);
   describeRequestClaimContract(makeBackend);
+  describeScheduleStoreContract(makeBackend);
   describeIdempotencyStoreContract(makeBackend);
   describeAcceptResumeContract(makeBackend);
   describeUsageStoreContract(makeBackend);

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { AttemptRecord, RequestPatch, StoredRequest } from '../../../src/domain/request.js';
+import type { StoredSchedule } from '../../../src/domain/schedule/schedule.js';
 import type { Backend } from '../../../src/ports/backend.js';
 
 /** Opens a backend on fresh, empty storage; every call gives storage no other test sees. */
@@ -65,6 +66,33 @@ export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest 
     completedAt: null,
     cancelledAt: null,
     cancelRequestedAt: null,
+    version: 1,
+    ...overrides,
+  };
+}
+
+/** Schedule IDs that sort in creation order, as `nextRequestId` does for requests. */
+export function nextScheduleId(): string {
+  sequence += 1;
+  return `sch_contract_${String(sequence).padStart(8, '0')}`;
+}
+
+/** An active schedule created at `createdAt` (T0 by default), firing every minute from one minute later. */
+export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedule {
+  const createdAt = overrides.createdAt ?? T0;
+  const firstRunAt = createdAt + 60_000;
+  return {
+    id: nextScheduleId(),
+    projectId: PROJECT_A,
+    name: 'nightly report',
+    timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt },
+    status: 'active',
+    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3 },
+    nextRunAt: firstRunAt,
+    lastRunAt: null,
+    lastRunOutcome: null,
+    createdAt,
+    updatedAt: createdAt,
     version: 1,
     ...overrides,
   };

@@ -33,6 +33,7 @@ export function buildOpenApi(services: readonly DescService[], comments: ProtoCo
   for (const route of routes) {
     const data = route.responseField?.message ?? (route.responseField === undefined ? route.method.output : undefined);
     if (data !== undefined && !route.emptyResponse) schemas.use(data, 'output');
+    if (route.metaField?.message !== undefined) schemas.use(route.metaField.message, 'output');
     if (route.body.kind === 'json') schemas.use(route.body.field?.message ?? route.method.input, 'input');
   }
 
@@ -118,7 +119,9 @@ function responses(route: Route, schemas: SchemaSet): Schema {
     const data = route.responseField === undefined ? schemas.ref(route.method.output, 'output')
       : route.responseField.fieldKind === 'message' ? schemas.ref(route.responseField.message, 'output')
         : schemas.field(route.responseField, 'output');
-    out[String(status)] = { description, headers, content: { 'application/json': { schema: successEnvelope(data) } } };
+    const meta: Schema = route.metaField?.message === undefined ? { type: 'null' }
+      : { oneOf: [{ type: 'null' }, schemas.ref(route.metaField.message, 'output')] };
+    out[String(status)] = { description, headers, content: { 'application/json': { schema: successEnvelope(data, meta) } } };
   }
   for (const [name, { status, applies }] of Object.entries(ERROR_RESPONSES)) {
     if (applies(route)) out[String(status)] = ref('responses', name);
@@ -126,11 +129,11 @@ function responses(route: Route, schemas: SchemaSet): Schema {
   return out;
 }
 
-function successEnvelope(data: Schema): Schema {
+function successEnvelope(data: Schema, meta: Schema): Schema {
   return {
     type: 'object',
     required: ['success', 'data', 'error', 'meta', 'request_id'],
-    properties: { success: { const: true }, data, error: { type: 'null' }, meta: { type: 'null' }, request_id: ref('schemas', 'RequestId') },
+    properties: { success: { const: true }, data, error: { type: 'null' }, meta, request_id: ref('schemas', 'RequestId') },
     additionalProperties: false,
   };
 }

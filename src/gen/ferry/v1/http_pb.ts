@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/http.proto.
  */
 export const file_ferry_v1_http: GenFile = /*@__PURE__*/
-  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKVAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgiPAoNSGVhZGVyQmluZGluZxIMCgRuYW1lGAEgASgJEg0KBWZpZWxkGAIgASgJEg4KBnByZWZpeBgDIAEoCCI+Cg5TdGF0dXNPdmVycmlkZRINCgVmaWVsZBgBIAEoCRINCgV2YWx1ZRgCIAEoCRIOCgZzdGF0dXMYAyABKAU6SQoEaHR0cBIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLmOAyABKAsyEy5mZXJyeS52MS5IdHRwUm91dGVSBGh0dHBiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKsAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgSFQoNcmVzcG9uc2VfbWV0YRgMIAEoCSI8Cg1IZWFkZXJCaW5kaW5nEgwKBG5hbWUYASABKAkSDQoFZmllbGQYAiABKAkSDgoGcHJlZml4GAMgASgIIj4KDlN0YXR1c092ZXJyaWRlEg0KBWZpZWxkGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBnN0YXR1cxgDIAEoBTpJCgRodHRwEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuY4DIAEoCzITLmZlcnJ5LnYxLkh0dHBSb3V0ZVIEaHR0cGIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * HttpRoute binds an RPC to a path of the JSON HTTP API. The gateway and the OpenAPI generator both read it, so
@@ -98,6 +98,13 @@ export type HttpRoute = Message<"ferry.v1.HttpRoute"> & {
    * @generated from field: bool empty_response = 11;
    */
   emptyResponse: boolean;
+
+  /**
+   * A message field of the response that becomes the envelope's `meta`; `meta` is null when the field is unset.
+   *
+   * @generated from field: string response_meta = 12;
+   */
+  responseMeta: string;
 };
 
 /**

@@ -7,13 +7,15 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_ferry_v1_http } from "./http_pb.js";
 import type { Schedule, ScheduleRequestInput, Timing } from "./schedules_pb.js";
 import { file_ferry_v1_schedules } from "./schedules_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ferry/v1/schedule_service.proto.
  */
 export const file_ferry_v1_schedule_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSKqAQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEgwKBG5hbWUYAiABKAkSIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEISChBfaWRlbXBvdGVuY3lfa2V5Ij4KFkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSIWChRMaXN0U2NoZWR1bGVzUmVxdWVzdCI+ChVMaXN0U2NoZWR1bGVzUmVzcG9uc2USJQoJc2NoZWR1bGVzGAEgAygLMhIuZmVycnkudjEuU2NoZWR1bGUiKQoSR2V0U2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIjsKE0dldFNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSKbAQoVVXBkYXRlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QgcKBV9uYW1lIj4KFlVwZGF0ZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSIrChRQYXVzZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI9ChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSIsChVSZXN1bWVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiPgoWUmVzdW1lU2NoZWR1bGVSZXNwb25zZRIkCghzY2hlZHVsZRgBIAEoCzISLmZlcnJ5LnYxLlNjaGVkdWxlIiwKFURlbGV0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSIYChZEZWxldGVTY2hlZHVsZVJlc3BvbnNlMtwHCg9TY2hlZHVsZVNlcnZpY2USowEKDkNyZWF0ZVNjaGVkdWxlEh8uZmVycnkudjEuQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuQ3JlYXRlU2NoZWR1bGVSZXNwb25zZSJOyvMYSgoEUE9TVBIKL3NjaGVkdWxlcxjJASIBKjoiCg9JZGVtcG90ZW5jeS1LZXkSD2lkZW1wb3RlbmN5X2tleUIIc2NoZWR1bGVIgIAgEnUKDUxpc3RTY2hlZHVsZXMSHi5mZXJyeS52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBofLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZSIjyvMYHwoDR0VUEgovc2NoZWR1bGVzGMgBQglzY2hlZHVsZXMSfAoLR2V0U2NoZWR1bGUSHC5mZXJyeS52MS5HZXRTY2hlZHVsZVJlcXVlc3QaHS5mZXJyeS52MS5HZXRTY2hlZHVsZVJlc3BvbnNlIjDK8xgsCgNHRVQSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIAUIIc2NoZWR1bGUSjgEKDlVwZGF0ZVNjaGVkdWxlEh8uZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXNwb25zZSI5yvMYNQoFUEFUQ0gSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIASIBKkIIc2NoZWR1bGVIgIAgEokBCg1QYXVzZVNjaGVkdWxlEh4uZmVycnkudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaHy5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2UiN8rzGDMKBFBPU1QSHi9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfS9wYXVzZRjIAUIIc2NoZWR1bGUSjQEKDlJlc3VtZVNjaGVkdWxlEh8uZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXNwb25zZSI4yvMYNAoEUE9TVBIfL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3Jlc3VtZRjIAUIIc2NoZWR1bGUSgAEKDkRlbGV0ZVNjaGVkdWxlEh8uZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZSIryvMYJwoGREVMRVRFEhgvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0YzAFYAWIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_schedules]);
+  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSKqAQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEgwKBG5hbWUYAiABKAkSIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEISChBfaWRlbXBvdGVuY3lfa2V5Ij4KFkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImQKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIlCglzY2hlZHVsZXMYASADKAsyEi5mZXJyeS52MS5TY2hlZHVsZRIkCgRwYWdlGAIgASgLMhYuZmVycnkudjEuU2NoZWR1bGVQYWdlIjgKDFNjaGVkdWxlUGFnZRIYCgtuZXh0X2N1cnNvchgBIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciJ2ChZQcmV2aWV3U2NoZWR1bGVSZXF1ZXN0EiAKBnRpbWluZxgBIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxISCgVhZnRlchgCIAEoCUgAiAEBEhIKBWNvdW50GAMgASgFSAGIAQFCCAoGX2FmdGVyQggKBl9jb3VudCJIChdQcmV2aWV3U2NoZWR1bGVSZXNwb25zZRItCglydW5fdGltZXMYASADKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKEkdldFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI7ChNHZXRTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUimwEKFVVwZGF0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEIHCgVfbmFtZSI+ChZVcGRhdGVTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUiKwoUUGF1c2VTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiPQoVUGF1c2VTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIj4KFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSIsChVEZWxldGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZTLwCAoPU2NoZWR1bGVTZXJ2aWNlEqMBCg5DcmVhdGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2UiTsrzGEoKBFBPU1QSCi9zY2hlZHVsZXMYyQEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCHNjaGVkdWxlSICAIBKKAQoNTGlzdFNjaGVkdWxlcxIeLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXF1ZXN0Gh8uZmVycnkudjEuTGlzdFNjaGVkdWxlc1Jlc3BvbnNlIjjK8xg0CgNHRVQSCi9zY2hlZHVsZXMYyAEyBWxpbWl0MgZjdXJzb3JCCXNjaGVkdWxlc2IEcGFnZRJ8Cg9QcmV2aWV3U2NoZWR1bGUSIC5mZXJyeS52MS5QcmV2aWV3U2NoZWR1bGVSZXF1ZXN0GiEuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVzcG9uc2UiJMrzGCAKBFBPU1QSEi9zY2hlZHVsZXMvcHJldmlldxjIASIBKhJ8CgtHZXRTY2hlZHVsZRIcLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVxdWVzdBodLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVzcG9uc2UiMMrzGCwKA0dFVBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBQghzY2hlZHVsZRKOAQoOVXBkYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlc3BvbnNlIjnK8xg1CgVQQVRDSBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBIgEqQghzY2hlZHVsZUiAgCASiQEKDVBhdXNlU2NoZWR1bGUSHi5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVxdWVzdBofLmZlcnJ5LnYxLlBhdXNlU2NoZWR1bGVSZXNwb25zZSI3yvMYMwoEUE9TVBIeL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3BhdXNlGMgBQghzY2hlZHVsZRKNAQoOUmVzdW1lU2NoZWR1bGUSHy5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlIjjK8xg0CgRQT1NUEh8vc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vcmVzdW1lGMgBQghzY2hlZHVsZRKAAQoORGVsZXRlU2NoZWR1bGUSHy5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlc3BvbnNlIivK8xgnCgZERUxFVEUSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjMAVgBYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
 
 /**
  * CreateScheduleRequest defines a new schedule.
@@ -84,6 +86,19 @@ export const CreateScheduleResponseSchema: GenMessage<CreateScheduleResponse> = 
  * @generated from message ferry.v1.ListSchedulesRequest
  */
 export type ListSchedulesRequest = Message<"ferry.v1.ListSchedulesRequest"> & {
+  /**
+   * The page size, 1 through 100; when neither this nor `cursor` is given, every schedule is returned.
+   *
+   * @generated from field: optional int32 limit = 1;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `next_cursor` of the previous page, passed unchanged.
+   *
+   * @generated from field: optional string cursor = 2;
+   */
+  cursor?: string | undefined;
 };
 
 /**
@@ -100,11 +115,18 @@ export const ListSchedulesRequestSchema: GenMessage<ListSchedulesRequest> = /*@_
  */
 export type ListSchedulesResponse = Message<"ferry.v1.ListSchedulesResponse"> & {
   /**
-   * The schedule summaries.
+   * The schedule summaries, newest first.
    *
    * @generated from field: repeated ferry.v1.Schedule schedules = 1;
    */
   schedules: Schedule[];
+
+  /**
+   * Where the next page starts; set only when the call asked for a page.
+   *
+   * @generated from field: ferry.v1.SchedulePage page = 2;
+   */
+  page?: SchedulePage | undefined;
 };
 
 /**
@@ -113,6 +135,84 @@ export type ListSchedulesResponse = Message<"ferry.v1.ListSchedulesResponse"> & 
  */
 export const ListSchedulesResponseSchema: GenMessage<ListSchedulesResponse> = /*@__PURE__*/
   messageDesc(file_ferry_v1_schedule_service, 3);
+
+/**
+ * SchedulePage tells a paged list call where the next page starts.
+ *
+ * @generated from message ferry.v1.SchedulePage
+ */
+export type SchedulePage = Message<"ferry.v1.SchedulePage"> & {
+  /**
+   * The cursor of the next page; absent on the last page.
+   *
+   * @generated from field: optional string next_cursor = 1;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.SchedulePage.
+ * Use `create(SchedulePageSchema)` to create a new message.
+ */
+export const SchedulePageSchema: GenMessage<SchedulePage> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 4);
+
+/**
+ * PreviewScheduleRequest asks when a timing would fire.
+ *
+ * @generated from message ferry.v1.PreviewScheduleRequest
+ */
+export type PreviewScheduleRequest = Message<"ferry.v1.PreviewScheduleRequest"> & {
+  /**
+   * The timing to preview, as it would be given on create; `starts_at` may be in the past here.
+   *
+   * @generated from field: ferry.v1.Timing timing = 1;
+   */
+  timing?: Timing | undefined;
+
+  /**
+   * The RFC 3339 instant the occurrences follow (strictly after it); now when absent. An interval without
+   * `starts_at` is previewed as if created at this instant.
+   *
+   * @generated from field: optional string after = 2;
+   */
+  after?: string | undefined;
+
+  /**
+   * How many occurrences, 1 through 100; 10 when absent.
+   *
+   * @generated from field: optional int32 count = 3;
+   */
+  count?: number | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.PreviewScheduleRequest.
+ * Use `create(PreviewScheduleRequestSchema)` to create a new message.
+ */
+export const PreviewScheduleRequestSchema: GenMessage<PreviewScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 5);
+
+/**
+ * PreviewScheduleResponse lists the next occurrences.
+ *
+ * @generated from message ferry.v1.PreviewScheduleResponse
+ */
+export type PreviewScheduleResponse = Message<"ferry.v1.PreviewScheduleResponse"> & {
+  /**
+   * The next occurrences, in UTC, earliest first.
+   *
+   * @generated from field: repeated google.protobuf.Timestamp run_times = 1;
+   */
+  runTimes: Timestamp[];
+};
+
+/**
+ * Describes the message ferry.v1.PreviewScheduleResponse.
+ * Use `create(PreviewScheduleResponseSchema)` to create a new message.
+ */
+export const PreviewScheduleResponseSchema: GenMessage<PreviewScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 6);
 
 /**
  * GetScheduleRequest names one schedule.
@@ -133,7 +233,7 @@ export type GetScheduleRequest = Message<"ferry.v1.GetScheduleRequest"> & {
  * Use `create(GetScheduleRequestSchema)` to create a new message.
  */
 export const GetScheduleRequestSchema: GenMessage<GetScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 4);
+  messageDesc(file_ferry_v1_schedule_service, 7);
 
 /**
  * GetScheduleResponse carries one schedule.
@@ -154,7 +254,7 @@ export type GetScheduleResponse = Message<"ferry.v1.GetScheduleResponse"> & {
  * Use `create(GetScheduleResponseSchema)` to create a new message.
  */
 export const GetScheduleResponseSchema: GenMessage<GetScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 5);
+  messageDesc(file_ferry_v1_schedule_service, 8);
 
 /**
  * UpdateScheduleRequest changes a schedule; at least one of name, timing and request is given.
@@ -196,7 +296,7 @@ export type UpdateScheduleRequest = Message<"ferry.v1.UpdateScheduleRequest"> & 
  * Use `create(UpdateScheduleRequestSchema)` to create a new message.
  */
 export const UpdateScheduleRequestSchema: GenMessage<UpdateScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 6);
+  messageDesc(file_ferry_v1_schedule_service, 9);
 
 /**
  * UpdateScheduleResponse carries the changed schedule.
@@ -217,7 +317,7 @@ export type UpdateScheduleResponse = Message<"ferry.v1.UpdateScheduleResponse"> 
  * Use `create(UpdateScheduleResponseSchema)` to create a new message.
  */
 export const UpdateScheduleResponseSchema: GenMessage<UpdateScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 7);
+  messageDesc(file_ferry_v1_schedule_service, 10);
 
 /**
  * PauseScheduleRequest names the schedule to pause.
@@ -238,7 +338,7 @@ export type PauseScheduleRequest = Message<"ferry.v1.PauseScheduleRequest"> & {
  * Use `create(PauseScheduleRequestSchema)` to create a new message.
  */
 export const PauseScheduleRequestSchema: GenMessage<PauseScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 8);
+  messageDesc(file_ferry_v1_schedule_service, 11);
 
 /**
  * PauseScheduleResponse carries the paused schedule.
@@ -259,7 +359,7 @@ export type PauseScheduleResponse = Message<"ferry.v1.PauseScheduleResponse"> & 
  * Use `create(PauseScheduleResponseSchema)` to create a new message.
  */
 export const PauseScheduleResponseSchema: GenMessage<PauseScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 9);
+  messageDesc(file_ferry_v1_schedule_service, 12);
 
 /**
  * ResumeScheduleRequest names the schedule to resume.
@@ -280,7 +380,7 @@ export type ResumeScheduleRequest = Message<"ferry.v1.ResumeScheduleRequest"> & 
  * Use `create(ResumeScheduleRequestSchema)` to create a new message.
  */
 export const ResumeScheduleRequestSchema: GenMessage<ResumeScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 10);
+  messageDesc(file_ferry_v1_schedule_service, 13);
 
 /**
  * ResumeScheduleResponse carries the resumed schedule.
@@ -301,7 +401,7 @@ export type ResumeScheduleResponse = Message<"ferry.v1.ResumeScheduleResponse"> 
  * Use `create(ResumeScheduleResponseSchema)` to create a new message.
  */
 export const ResumeScheduleResponseSchema: GenMessage<ResumeScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 11);
+  messageDesc(file_ferry_v1_schedule_service, 14);
 
 /**
  * DeleteScheduleRequest names the schedule to delete.
@@ -322,7 +422,7 @@ export type DeleteScheduleRequest = Message<"ferry.v1.DeleteScheduleRequest"> & 
  * Use `create(DeleteScheduleRequestSchema)` to create a new message.
  */
 export const DeleteScheduleRequestSchema: GenMessage<DeleteScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 12);
+  messageDesc(file_ferry_v1_schedule_service, 15);
 
 /**
  * DeleteScheduleResponse is empty.
@@ -337,7 +437,7 @@ export type DeleteScheduleResponse = Message<"ferry.v1.DeleteScheduleResponse"> 
  * Use `create(DeleteScheduleResponseSchema)` to create a new message.
  */
 export const DeleteScheduleResponseSchema: GenMessage<DeleteScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 13);
+  messageDesc(file_ferry_v1_schedule_service, 16);
 
 /**
  * ScheduleService manages recurring schedules that create ordinary requests. Every call is scoped to the project
@@ -357,7 +457,8 @@ export const ScheduleService: GenService<{
     output: typeof CreateScheduleResponseSchema;
   },
   /**
-   * ListSchedules lists the project's schedules.
+   * ListSchedules lists the project's schedules, newest first: all of them, or one page when `limit` or `cursor`
+   * is given.
    *
    * @generated from rpc ferry.v1.ScheduleService.ListSchedules
    */
@@ -365,6 +466,16 @@ export const ScheduleService: GenService<{
     methodKind: "unary";
     input: typeof ListSchedulesRequestSchema;
     output: typeof ListSchedulesResponseSchema;
+  },
+  /**
+   * PreviewSchedule computes when a timing would fire, by the rules that fire schedules; nothing is stored.
+   *
+   * @generated from rpc ferry.v1.ScheduleService.PreviewSchedule
+   */
+  previewSchedule: {
+    methodKind: "unary";
+    input: typeof PreviewScheduleRequestSchema;
+    output: typeof PreviewScheduleResponseSchema;
   },
   /**
    * GetSchedule returns one schedule with its request definition.

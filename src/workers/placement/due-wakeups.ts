@@ -1,23 +1,24 @@
-import type { Clock } from '../domain/clock.js';
+import type { Clock, TimerHandle } from '../../domain/clock.js';
 
+/** A worker that looks at storage for due work when woken. */
 export interface Wakeable {
   wake(): void;
 }
 
 /**
- * Turns news of stored work into engine wake-ups without waking it for work that is not due: a look at storage
- * costs reads, and a burst of delayed requests would otherwise keep the engine scanning back to back. Work due
+ * Turns news of stored work into wake-ups of a worker without waking it for work that is not due: a look at
+ * storage costs reads, and a burst of delayed work would otherwise keep the worker scanning back to back. Work due
  * now wakes it at once; work due before its next poll arms one timer for the soonest; later work is left to the
- * engine's own schedule.
+ * worker's own schedule.
  */
 export class DueWakeups {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
 
   constructor(
-    private readonly engine: Wakeable,
+    private readonly worker: Wakeable,
     private readonly clock: Clock,
-    /** The engine looks at storage at least this often by itself. */
+    /** The worker looks at storage at least this often by itself. */
     private readonly pollMs: number,
   ) {}
 
@@ -31,20 +32,19 @@ export class DueWakeups {
     }
     const now = this.clock.now();
     if (!any || soonest <= now) {
-      this.engine.wake();
+      this.worker.wake();
       return;
     }
     if (soonest - now > this.pollMs || soonest >= this.armedFor) return;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.armedFor = soonest;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(() => {
       this.armedFor = Number.POSITIVE_INFINITY;
-      this.engine.wake();
+      this.worker.wake();
     }, soonest - now);
-    this.timer.unref();
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
   }
 }

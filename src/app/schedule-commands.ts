@@ -1,0 +1,180 @@
+import type { Clock } from '../domain/clock.js';
+import { FerryError } from '../domain/errors.js';
+import { fingerprint } from '../domain/fingerprint.js';
+import { newScheduleId } from '../domain/ids.js';
+import type { Project } from '../domain/project.js';
+import { nextRunAfter } from '../domain/schedule/next-run.js';
+import type { SchedulePatch, StoredSchedule } from '../domain/schedule/schedule.js';
+import {
+  validateCreateSchedule,
+  validateIdempotencyKey,
+  validateUpdateSchedule,
+  type CreateScheduleInput,
+  type UpdateScheduleInput,
+} from '../domain/validation/index.js';
+import { VersionConflict } from '../ports/requests.js';
+import type { ScheduleStore } from '../ports/schedules.js';
+import type { UsageStore } from '../ports/usage.js';
+import type { IdempotencyGuard } from './idempotency-guard.js';
+import { visibleSchedule } from './schedule-queries.js';
+
+export interface ScheduleCommandOptions {
+  readonly allowPrivateDestinations: boolean;
+}
+
+/**
+ * The project's schedule count is kept as a usage period of its own, so the schedule allowance is reserved with
+ * the same conditional writes as the monthly request allowance and concurrent creates never exceed it.
+ */
+export const SCHEDULE_COUNT_PERIOD = 'schedules';
+
+/** A change that keeps losing to concurrent ones (occurrences firing, say) gives up after this many tries. */
+const MAX_CHANGE_TRIES = 10;
+
+/** The schedule-changing operations of the API, in the domain's terms; every protocol calls these. */
+export class ScheduleCommands {
+  constructor(
+    private readonly schedules: ScheduleStore,
+    private readonly usage: UsageStore,
+    private readonly guard: IdempotencyGuard,
+    private readonly clock: Clock,
+    private readonly options: ScheduleCommandOptions,
+    /** Told after a schedule's next run changed, so a scheduler in this process can look at once. */
+    private readonly onChanged: (schedule: StoredSchedule) => void = () => undefined,
+  ) {}
+
+  /**
+   * Creates an active schedule. The key is required: the same key and definition answer the same schedule, a
+   * different definition is a 409. The schedule's ID is chosen before the key is claimed and kept with the claim,
+   * so a call that takes over the key of one that died finds its schedule instead of creating a second.
+   */
+  async create(project: Project, input: CreateScheduleInput, idempotencyKey: string | undefined): Promise<StoredSchedule> {
+    const now = this.clock.now();
+    const valid = validateCreateSchedule(input, this.validation(now));
+    const key = validateIdempotencyKey(idempotencyKey, true)!;
+    const call = { key, fingerprint: fingerprint('schedule', input), field: 'Idempotency-Key' };
+    const planned = newScheduleId(now);
+    const [acquired] = await this.guard.acquire(project.id, [call], [JSON.stringify({ id: planned })]);
+    if (acquired !== undefined && !acquired.claimed) return this.earlier(project, acquired.outcome);
+    const resumedId = acquired?.claimed === true ? plannedId(acquired.resumed) : null;
+    const id = resumedId ?? planned;
+    let inserting = false;
+    try {
+      const existing = resumedId === null ? null : await this.schedules.get(project.id, resumedId);
+      if (existing !== null) {
+        await this.guard.complete(project.id, [{ key, outcome: JSON.stringify({ id }) }]);
+        return existing;
+      }
+      if (!(await this.usage.reserve(project.id, SCHEDULE_COUNT_PERIOD, 1, project.scheduleAllowance))) {
+        throw new FerryError('SCHEDULE_ALLOWANCE_EXCEEDED', `The project already has its allowance of ${project.scheduleAllowance} schedules.`);
+      }
+      const schedule: StoredSchedule = {
+        id,
+        projectId: project.id,
+        name: valid.name,
+        timing: valid.timing,
+        status: 'active',
+        request: valid.request,
+        nextRunAt: nextRunAfter(valid.timing, now),
+        lastRunAt: null,
+        lastRunOutcome: null,
+        createdAt: now,
+        updatedAt: now,
+        version: 1,
+      };
+      inserting = true;
+      await this.schedules.insert(schedule);
+      await this.guard.complete(project.id, [{ key, outcome: JSON.stringify({ id }) }]);
+      this.onChanged(schedule);
+      return schedule;
+    } catch (err) {
+      // A schedule that may have been stored keeps its place in the allowance and its key's plan: the next call
+      // with the key finds it. Nothing stored: the key is free again.
+      const release = inserting || resumedId !== null ? this.guard.abandon(project.id, [key]) : this.guard.release(project.id, [key]);
+      await release.catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async update(project: Project, scheduleId: string, input: UpdateScheduleInput): Promise<StoredSchedule> {
+    const now = this.clock.now();
+    const valid = validateUpdateSchedule(input, this.validation(now));
+    return this.change(project, scheduleId, (current) => {
+      const patch: { -readonly [K in keyof SchedulePatch]: SchedulePatch[K] } = { updatedAt: now };
+      if (valid.name !== undefined) patch.name = valid.name;
+      if (valid.request !== undefined) patch.request = { ...valid.request, headers: valid.request.headers ?? current.request.headers };
+      if (valid.timing !== undefined) {
+        patch.timing = valid.timing;
+        // The next timer is replaced; a paused schedule gets one when it is resumed.
+        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, now);
+      }
+      return patch;
+    });
+  }
+
+  /** Pausing a paused schedule changes nothing. */
+  pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
+    const now = this.clock.now();
+    return this.change(project, scheduleId, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null, updatedAt: now }));
+  }
+
+  /** The next occurrence after now: the time it spent paused is not caught up. Resuming an active one changes nothing. */
+  resume(project: Project, scheduleId: string): Promise<StoredSchedule> {
+    const now = this.clock.now();
+    return this.change(project, scheduleId, (current) =>
+      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, now), updatedAt: now },
+    );
+  }
+
+  /** Removes the schedule and its timer; its past requests stay, each with its own lifecycle and retention. */
+  async delete(project: Project, scheduleId: string): Promise<void> {
+    const schedule = await visibleSchedule(this.schedules, project, scheduleId);
+    if (!(await this.schedules.delete(project.id, schedule.id))) {
+      throw new FerryError('NOT_FOUND', `No schedule ${JSON.stringify(scheduleId)} in this project.`);
+    }
+    await this.usage.release(project.id, SCHEDULE_COUNT_PERIOD, 1);
+  }
+
+  /** Applies the patch `decide` makes of the current schedule (null: nothing to change), again on every conflict. */
+  private async change(
+    project: Project,
+    scheduleId: string,
+    decide: (current: StoredSchedule) => SchedulePatch | null,
+  ): Promise<StoredSchedule> {
+    for (let tries = 0; tries < MAX_CHANGE_TRIES; tries++) {
+      const current = await visibleSchedule(this.schedules, project, scheduleId);
+      const patch = decide(current);
+      if (patch === null) return current;
+      try {
+        const updated = await this.schedules.update(project.id, current.id, current.version, patch);
+        this.onChanged(updated);
+        return updated;
+      } catch (err) {
+        if (!(err instanceof VersionConflict)) throw err;
+      }
+    }
+    throw new FerryError('STORAGE_UNAVAILABLE', 'The schedule kept changing while it was being updated; retry.');
+  }
+
+  /** The schedule an earlier call with the same key created, as it is now. */
+  private async earlier(project: Project, outcome: string): Promise<StoredSchedule> {
+    const id = plannedId(outcome);
+    const found = id === null ? null : await this.schedules.get(project.id, id);
+    if (found === null) throw new FerryError('NOT_FOUND', 'The schedule created with this idempotency key was deleted since.');
+    return found;
+  }
+
+  private validation(now: number) {
+    return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
+  }
+}
+
+function plannedId(recorded: string | null): string | null {
+  if (recorded === null) return null;
+  try {
+    const { id } = JSON.parse(recorded) as { id?: unknown };
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}

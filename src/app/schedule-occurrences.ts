@@ -1,0 +1,77 @@
+import type { Clock } from '../domain/clock.js';
+import { FerryError } from '../domain/errors.js';
+import { fingerprint } from '../domain/fingerprint.js';
+import type { Project } from '../domain/project.js';
+import type { RunOutcome, StoredSchedule } from '../domain/schedule/schedule.js';
+import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../domain/validation/index.js';
+import type { ProjectStore } from '../ports/projects.js';
+import type { AcceptRequests, NewRequest } from './accept-requests.js';
+
+/** Projects change seldom; firing thousands of occurrences a minute should not read each one's project every time. */
+const PROJECT_CACHE_MS = 5_000;
+const MAX_CACHED_PROJECTS = 10_000;
+
+/**
+ * Turns a schedule's occurrence into an ordinary request, through the same accept path as every other request.
+ *
+ * An occurrence is identified by its schedule and its instant: its idempotency key is the instant, in the scope of
+ * the schedule's ID. A second firing of the same occurrence (after a crash right after the first, or by another
+ * process racing for it) finds the first one's request instead of creating another, and waits for it while the
+ * first is still under way.
+ */
+export class ScheduleOccurrences {
+  private readonly projects = new Map<string, { project: Project; until: number }>();
+
+  constructor(
+    private readonly acceptor: AcceptRequests,
+    private readonly projectStore: ProjectStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the request of `schedule`'s occurrence at `at`; skipped when the monthly allowance is reached. */
+  async fire(schedule: StoredSchedule, at: number): Promise<RunOutcome> {
+    const project = await this.project(schedule.projectId);
+    const key = { key: `occurrence:${at}`, fingerprint: fingerprint('occurrence', [schedule.id, at]), field: 'schedule' };
+    try {
+      await this.acceptor.accept(project, key, [occurrenceRequest(schedule)], schedule.id);
+      return 'enqueued';
+    } catch (err) {
+      if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return 'skipped_usage_limit';
+      throw err;
+    }
+  }
+
+  private async project(id: string): Promise<Project> {
+    const now = this.clock.now();
+    const cached = this.projects.get(id);
+    if (cached !== undefined && cached.until > now) return cached.project;
+    const project = await this.projectStore.getProject(id);
+    if (project === null) throw new Error(`Project ${id} of a schedule does not exist.`);
+    if (this.projects.size >= MAX_CACHED_PROJECTS) this.projects.clear();
+    this.projects.set(id, { project, until: now + PROJECT_CACHE_MS });
+    return project;
+  }
+}
+
+/** Every occurrence is a POST of the schedule's JSON body, with its headers and retry budget. */
+function occurrenceRequest(s: StoredSchedule): NewRequest {
+  const { url, headers, body, retry } = s.request;
+  return {
+    definition: {
+      url,
+      method: 'POST',
+      headers,
+      body,
+      contentType: body === null ? null : 'application/json',
+      maxAttempts: retry + 1,
+      timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+      queue: DEFAULT_QUEUE,
+      metadata: {},
+    },
+    deliverAt: null,
+    source: 'recurring',
+    replayedFromRequestId: null,
+    scheduleId: s.id,
+    itemKey: null,
+  };
+}

@@ -1,0 +1,58 @@
+import type { Clock } from '../domain/clock.js';
+import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { FerryError } from '../domain/errors.js';
+import { fingerprint } from '../domain/fingerprint.js';
+import { isScheduleId } from '../domain/ids.js';
+import type { Project } from '../domain/project.js';
+import type { StoredSchedule } from '../domain/schedule/schedule.js';
+import { runTimes } from '../domain/schedule/next-run.js';
+import { validatePreview, validateScheduleListLimit, type PreviewInput } from '../domain/validation/index.js';
+import type { ScheduleStore } from '../ports/schedules.js';
+
+export interface SchedulePage {
+  readonly items: StoredSchedule[];
+  /** Set only when the call asked for a page; `next` null on the last one. */
+  readonly page: { readonly next: string | null } | null;
+}
+
+/** Schedule list cursors are bound to this, so a request list cursor is refused here and the other way round. */
+const SCHEDULE_LIST = fingerprint('schedule-list', {});
+
+/** The read side of the schedule API, scoped to the caller's project, and the preview of a timing. */
+export class ScheduleQueries {
+  constructor(
+    private readonly schedules: ScheduleStore,
+    private readonly clock: Clock,
+    private readonly cursorSecret: Uint8Array,
+  ) {}
+
+  /** Every schedule, newest first; one page of them when `limit` or `cursor` is given. */
+  async list(project: Project, input: { limit?: number; cursor?: string }): Promise<SchedulePage> {
+    const paged = input.limit !== undefined || input.cursor !== undefined;
+    const limit = validateScheduleListLimit(input.limit, paged);
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, SCHEDULE_LIST, this.cursorSecret);
+    const rows = await this.schedules.list({ projectId: project.id, afterId: after?.id, limit: paged ? limit + 1 : limit });
+    if (!paged) return { items: rows, page: null };
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    const next = rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }, SCHEDULE_LIST, this.cursorSecret) : null;
+    return { items, page: { next } };
+  }
+
+  get(project: Project, scheduleId: string): Promise<StoredSchedule> {
+    return visibleSchedule(this.schedules, project, scheduleId);
+  }
+
+  /** The next occurrences of a timing, by exactly the rules that fire schedules; nothing is stored. */
+  preview(input: PreviewInput): number[] {
+    const { timing, after, count } = validatePreview(input, this.clock.now());
+    return runTimes(timing, after, count);
+  }
+}
+
+/** The schedule when it exists in the project; a malformed ID and another project's schedule are the same 404. */
+export async function visibleSchedule(schedules: ScheduleStore, project: Project, scheduleId: string): Promise<StoredSchedule> {
+  const found = isScheduleId(scheduleId) ? await schedules.get(project.id, scheduleId) : null;
+  if (found === null) throw new FerryError('NOT_FOUND', `No schedule ${JSON.stringify(scheduleId)} in this project.`);
+  return found;
+}

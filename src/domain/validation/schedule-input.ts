@@ -1,0 +1,120 @@
+import { FerryError } from '../errors.js';
+import type { ScheduleRequest } from '../schedule/schedule.js';
+import type { Timing } from '../schedule/timing.js';
+import { validateDestinationHeaders } from './headers.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SCHEDULE_NAME_BYTES, utf8Length } from './limits.js';
+import { requireUrl, validateJsonBody, validateRetryCount } from './request-input.js';
+import { validateTiming, type TimingInput } from './timing.js';
+import { parseRfc3339 } from './durations.js';
+import { validateDestinationUrl } from './url.js';
+
+/** The request every occurrence of a schedule creates, as the caller gave it. */
+export interface ScheduleRequestInput {
+  url?: string;
+  /** Any JSON value; undefined means no body. */
+  body?: unknown;
+  /** Absent (or empty, on update) keeps the stored headers. */
+  headers?: Record<string, string>;
+  retry?: number;
+}
+
+export interface CreateScheduleInput {
+  name?: string;
+  timing?: TimingInput;
+  request?: ScheduleRequestInput;
+}
+
+export type UpdateScheduleInput = CreateScheduleInput;
+
+export interface ScheduleValidationOptions {
+  readonly allowPrivateDestinations: boolean;
+  readonly now: number;
+}
+
+export interface ValidatedSchedule {
+  readonly name: string;
+  readonly timing: Timing;
+  readonly request: ScheduleRequest;
+}
+
+/** The changes an update asks for; an absent member is left as stored. */
+export interface ValidatedScheduleUpdate {
+  readonly name?: string;
+  readonly timing?: Timing;
+  /** `headers` undefined keeps the stored headers. */
+  readonly request?: Omit<ScheduleRequest, 'headers'> & { readonly headers: ScheduleRequest['headers'] | undefined };
+}
+
+export function validateScheduleName(name: string | undefined, field = 'name'): string {
+  if (name === undefined || name === null) throw new FerryError('MISSING_FIELD', 'name is required.', field);
+  const trimmed = typeof name === 'string' ? name.trim() : '';
+  const bytes = utf8Length(trimmed);
+  if (bytes < 1 || bytes > MAX_SCHEDULE_NAME_BYTES) {
+    throw new FerryError('INVALID_NAME', `The name must be 1 to ${MAX_SCHEDULE_NAME_BYTES} bytes after trimming leading and trailing whitespace.`, field);
+  }
+  return trimmed;
+}
+
+function validateScheduleRequest(input: ScheduleRequestInput | undefined, opts: ScheduleValidationOptions) {
+  if (input === undefined || input === null) throw new FerryError('MISSING_FIELD', 'request is required.', 'request');
+  const url = validateDestinationUrl(requireUrl(input.url, 'request.url'), { allowPrivate: opts.allowPrivateDestinations }, 'request.url');
+  const body = validateJsonBody(input.body, 'request.body');
+  const given = Object.entries(input.headers ?? {});
+  const headers = validateDestinationHeaders(given, 'request.headers');
+  const retry = validateRetryCount(input.retry, 'request.retry') - 1;
+  return { url, body, retry, headers, headersGiven: given.length > 0 };
+}
+
+/** Create: every member is required but the request's body, headers and retry. */
+export function validateCreateSchedule(input: CreateScheduleInput, opts: ScheduleValidationOptions): ValidatedSchedule {
+  const name = validateScheduleName(input.name);
+  const timing = validateTiming(input.timing, { now: opts.now, creating: true });
+  const { url, body, retry, headers } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, headers } };
+}
+
+/**
+ * Update: at least one of name, timing and request. A request replaces the stored URL, body and retry as a whole;
+ * its headers replace the stored ones only when some are given (a Protobuf map cannot tell `{}` from absent).
+ */
+export function validateUpdateSchedule(input: UpdateScheduleInput, opts: ScheduleValidationOptions): ValidatedScheduleUpdate {
+  const none = (v: unknown) => v === undefined || v === null;
+  if (none(input.name) && none(input.timing) && none(input.request)) {
+    throw new FerryError('MISSING_FIELD', 'An update needs at least one of name, timing and request.');
+  }
+  const name = none(input.name) ? undefined : validateScheduleName(input.name);
+  const timing = none(input.timing) ? undefined : validateTiming(input.timing, { now: opts.now, creating: true });
+  if (none(input.request)) return { name, timing };
+  const { url, body, retry, headers, headersGiven } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, headers: headersGiven ? headers : undefined } };
+}
+
+export interface PreviewInput {
+  timing?: TimingInput;
+  after?: string;
+  count?: number;
+}
+
+export const DEFAULT_PREVIEW_COUNT = 10;
+export const MAX_PREVIEW_COUNT = 100;
+
+/** Preview: `after` defaults to now; an interval without `starts_at` counts from `after`, and `starts_at` may be past. */
+export function validatePreview(input: PreviewInput, now: number): { timing: Timing; after: number; count: number } {
+  const after = input.after === undefined || input.after === null ? now : parseRfc3339(input.after, 'INVALID_FIELD', 'after');
+  const count = input.count ?? DEFAULT_PREVIEW_COUNT;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_PREVIEW_COUNT) {
+    throw new FerryError('INVALID_FIELD', `count must be an integer from 1 to ${MAX_PREVIEW_COUNT}.`, 'count');
+  }
+  const timing = validateTiming(input.timing, { now: after, creating: false });
+  return { timing, after, count };
+}
+
+/** The page size of a schedule list: every schedule when neither limit nor cursor is given. */
+export function validateScheduleListLimit(limit: number | undefined, paged: boolean): number {
+  if (!paged) return Number.MAX_SAFE_INTEGER;
+  const n = limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
+    throw new FerryError('INVALID_LIMIT', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
+  }
+  return n;
+}

@@ -1,0 +1,74 @@
+import { create, fromJson, toJson } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import type { ScheduleStatus as DomainStatus, RunOutcome as DomainOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
+import type { Timing as DomainTiming } from '../../domain/schedule/timing.js';
+import type { TimingInput } from '../../domain/validation/timing.js';
+import type { CreateScheduleInput, ScheduleRequestInput as DomainRequestInput } from '../../domain/validation/schedule-input.js';
+import {
+  RunOutcome,
+  ScheduleSchema,
+  ScheduleStatus,
+  type Schedule,
+  type ScheduleRequestInput,
+  type Timing,
+} from '../../gen/ferry/v1/schedules_pb.js';
+import { ts } from './to-proto.js';
+
+const STATUS: Record<DomainStatus, ScheduleStatus> = { active: ScheduleStatus.ACTIVE, paused: ScheduleStatus.PAUSED };
+const OUTCOME: Record<DomainOutcome, RunOutcome> = {
+  enqueued: RunOutcome.ENQUEUED,
+  skipped_usage_limit: RunOutcome.SKIPPED_USAGE_LIMIT,
+};
+
+export function timingInputOf(t: Timing | undefined): TimingInput | undefined {
+  if (t === undefined) return undefined;
+  return { type: t.type, expression: t.expression, timezone: t.timezone, everySeconds: t.everySeconds, startsAt: t.startsAt };
+}
+
+export function requestInputOf(r: ScheduleRequestInput | undefined): DomainRequestInput | undefined {
+  if (r === undefined) return undefined;
+  return {
+    url: r.url,
+    body: r.body === undefined ? undefined : toJson(ValueSchema, r.body),
+    headers: { ...r.headers },
+    retry: r.retry,
+  };
+}
+
+export function scheduleInputOf(m: { name?: string; timing?: Timing; request?: ScheduleRequestInput }): CreateScheduleInput {
+  return { name: m.name, timing: timingInputOf(m.timing), request: requestInputOf(m.request) };
+}
+
+function timingToProto(t: DomainTiming) {
+  if (t.type === 'cron') return { type: 'cron', expression: t.expression, timezone: t.timezone };
+  return {
+    type: 'interval',
+    everySeconds: t.everySeconds,
+    startsAt: t.startsAt === null ? undefined : new Date(t.startsAt).toISOString(),
+  };
+}
+
+/** The summary; with `detail`, also the request definition, header values shown as `[REDACTED]`. */
+export function scheduleToProto(s: StoredSchedule, detail = false): Schedule {
+  return create(ScheduleSchema, {
+    id: s.id,
+    name: s.name,
+    timing: timingToProto(s.timing),
+    status: STATUS[s.status],
+    url: s.request.url,
+    retry: s.request.retry,
+    nextRunAt: ts(s.nextRunAt),
+    lastRunAt: ts(s.lastRunAt),
+    lastRunOutcome: s.lastRunOutcome === null ? RunOutcome.UNSPECIFIED : OUTCOME[s.lastRunOutcome],
+    createdAt: ts(s.createdAt),
+    updatedAt: ts(s.updatedAt),
+    request: detail
+      ? {
+          url: s.request.url,
+          body: s.request.body === null ? undefined : fromJson(ValueSchema, JSON.parse(new TextDecoder().decode(s.request.body))),
+          headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
+          retry: s.request.retry,
+        }
+      : undefined,
+  });
+}

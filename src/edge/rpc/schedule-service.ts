@@ -1,0 +1,72 @@
+import { create } from '@bufbuild/protobuf';
+import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { Authenticator } from '../../app/authenticate.js';
+import type { ScheduleCommands } from '../../app/schedule-commands.js';
+import type { ScheduleQueries } from '../../app/schedule-queries.js';
+import type { Project } from '../../domain/project.js';
+import {
+  CreateScheduleResponseSchema,
+  DeleteScheduleResponseSchema,
+  GetScheduleResponseSchema,
+  ListSchedulesResponseSchema,
+  PauseScheduleResponseSchema,
+  PreviewScheduleResponseSchema,
+  ResumeScheduleResponseSchema,
+  UpdateScheduleResponseSchema,
+  type ScheduleService,
+} from '../../gen/ferry/v1/schedule_service_pb.js';
+import { requestHeader } from '../request-headers.js';
+import { scheduleInputOf, scheduleToProto, timingInputOf } from './schedule-proto.js';
+import { ts } from './to-proto.js';
+
+export interface ScheduleServiceDeps {
+  readonly auth: Authenticator;
+  readonly commands: ScheduleCommands;
+  readonly queries: ScheduleQueries;
+}
+
+/**
+ * The schedule API for every protocol: gRPC and Connect call it through the Connect router, the JSON HTTP gateway
+ * calls the same functions. It only maps messages; rules live in the domain and the use cases.
+ */
+export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<typeof ScheduleService> {
+  const project = (ctx: HandlerContext): Promise<Project> => deps.auth.authenticate(requestHeader(ctx, 'authorization'));
+  return {
+    async createSchedule(req, ctx) {
+      const schedule = await deps.commands.create(await project(ctx), scheduleInputOf(req), req.idempotencyKey);
+      return create(CreateScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+    },
+    async listSchedules(req, ctx) {
+      const { items, page } = await deps.queries.list(await project(ctx), { limit: req.limit, cursor: req.cursor });
+      return create(ListSchedulesResponseSchema, {
+        schedules: items.map((s) => scheduleToProto(s)),
+        page: page === null ? undefined : { nextCursor: page.next ?? undefined },
+      });
+    },
+    async previewSchedule(req, ctx) {
+      await project(ctx);
+      const runs = deps.queries.preview({ timing: timingInputOf(req.timing), after: req.after, count: req.count });
+      return create(PreviewScheduleResponseSchema, { runTimes: runs.map((t) => ts(t)) });
+    },
+    async getSchedule(req, ctx) {
+      const schedule = await deps.queries.get(await project(ctx), req.scheduleId);
+      return create(GetScheduleResponseSchema, { schedule: scheduleToProto(schedule, true) });
+    },
+    async updateSchedule(req, ctx) {
+      const schedule = await deps.commands.update(await project(ctx), req.scheduleId, scheduleInputOf(req));
+      return create(UpdateScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+    },
+    async pauseSchedule(req, ctx) {
+      const schedule = await deps.commands.pause(await project(ctx), req.scheduleId);
+      return create(PauseScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+    },
+    async resumeSchedule(req, ctx) {
+      const schedule = await deps.commands.resume(await project(ctx), req.scheduleId);
+      return create(ResumeScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+    },
+    async deleteSchedule(req, ctx) {
+      await deps.commands.delete(await project(ctx), req.scheduleId);
+      return create(DeleteScheduleResponseSchema, {});
+    },
+  };
+}

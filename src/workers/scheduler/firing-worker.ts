@@ -1,0 +1,156 @@
+import type { Clock, TimerHandle } from '../../domain/clock.js';
+import { planFiring } from '../../domain/schedule/firing.js';
+import type { RunOutcome, SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
+import { VersionConflict, type ShardScope } from '../../ports/requests.js';
+import type { ScheduleStore } from '../../ports/schedules.js';
+import type { SchedulerEvent } from './events.js';
+
+export interface ScheduleFiringOptions {
+  readonly schedules: ScheduleStore;
+  /** Creates the request of one occurrence; idempotent per schedule and instant. */
+  readonly fire: (schedule: StoredSchedule, at: number) => Promise<RunOutcome>;
+  readonly clock: Clock;
+  /** Longest wait between looks at storage when no occurrence is known to be due sooner. */
+  readonly idlePollMs: number;
+  /** Occurrences being fired at once; each is a few storage round trips, so many at once share their commits. */
+  readonly maxConcurrent: number;
+  /** The shards whose schedules this worker fires, asked before every look; omitted means all of them. */
+  readonly shards?: () => ShardScope;
+  readonly onEvent?: (event: SchedulerEvent) => void;
+}
+
+/** Due schedules read per look; a look that fills it looks again at once. */
+const BATCH = 512;
+/** After a look that failed, the next one waits this long, so an outage is not met with a busy loop. */
+const RETRY_AFTER_FAILURE_MS = 1_000;
+/** A schedule whose move to its next run keeps conflicting with other changes is left for the next look. */
+const MAX_MOVE_TRIES = 5;
+
+/**
+ * Fires due occurrences. It keeps no schedule in memory: it asks storage for the earliest next run, sleeps until
+ * then (or `idlePollMs`, whichever comes first), reads what is due, creates each occurrence's request and moves the
+ * schedule on to its next run with a conditional write. A crash anywhere leaves the schedule due, and firing it
+ * again finds the request already created (see `ScheduleOccurrences`), so every occurrence creates one request.
+ */
+export class ScheduleFiring {
+  private timer: TimerHandle | undefined;
+  private ticking = false;
+  private again = false;
+  private stopped = false;
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: ScheduleFiringOptions) {}
+
+  start(): void {
+    this.wake();
+  }
+
+  /** Looks at storage now, e.g. because a schedule was created or changed. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.timer?.cancel();
+    this.ticking = true;
+    this.current = this.tick().finally(() => {
+      this.ticking = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Stops looking and waits for the occurrences being fired. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.current;
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const scope = this.o.shards?.();
+      if (scope !== undefined && scope.length === 0) return this.sleep(this.o.idlePollMs);
+      const now = this.o.clock.now();
+      const next = await this.o.schedules.nextDueAt(scope);
+      if (next === null || next > now) return this.sleep(next === null ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
+      const due = await this.o.schedules.due(now, BATCH, scope);
+      const failures = await this.fireAll(due);
+      if (failures > 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
+      // More may be due (a full batch), or the next run may be now already: look again at once.
+      this.again = true;
+    } catch (err) {
+      this.emit({ type: 'scheduler_error', error: String(err) });
+      this.sleep(RETRY_AFTER_FAILURE_MS);
+    }
+  }
+
+  private sleep(ms: number): void {
+    if (this.stopped) return;
+    this.timer?.cancel();
+    this.timer = this.o.clock.setTimer(() => this.wake(), Math.max(0, ms));
+  }
+
+  /** Fires every due schedule, `maxConcurrent` at a time; answers how many failed. */
+  private async fireAll(due: readonly StoredSchedule[]): Promise<number> {
+    let next = 0;
+    let failures = 0;
+    const lane = async (): Promise<void> => {
+      while (next < due.length && !this.stopped) {
+        const schedule = due[next++]!;
+        try {
+          await this.fireOne(schedule);
+        } catch (err) {
+          failures += 1;
+          this.emit({ type: 'scheduler_error', error: `${String(err)} (schedule ${schedule.id})` });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.o.maxConcurrent, due.length) }, lane));
+    return failures;
+  }
+
+  private async fireOne(s: StoredSchedule): Promise<void> {
+    const now = this.o.clock.now();
+    const plan = planFiring(s.timing, s.nextRunAt!, now);
+    let fired: { at: number; outcome: RunOutcome } | null = null;
+    if (plan.fireAt === null) {
+      this.emit({ type: 'occurrence_missed', scheduleId: s.id, at: s.nextRunAt! });
+    } else {
+      const outcome = await this.o.fire(s, plan.fireAt);
+      fired = { at: plan.fireAt, outcome };
+      this.emit({ type: 'occurrence_fired', scheduleId: s.id, at: plan.fireAt, outcome, firedAt: this.o.clock.now() });
+    }
+    await this.moveOn(s, plan.nextRunAt, fired);
+  }
+
+  /**
+   * Moves the schedule's timer past the occurrence and records its outcome. A concurrent change (an update, a
+   * pause, another process firing the same occurrence) makes the write conflict: then the fresh schedule is moved
+   * on only if it still waits for the same run, and the outcome recorded only if nothing later was.
+   */
+  private async moveOn(s: StoredSchedule, nextRunAt: number | null, fired: { at: number; outcome: RunOutcome } | null): Promise<void> {
+    const ran: SchedulePatch = fired === null ? {} : { lastRunAt: fired.at, lastRunOutcome: fired.outcome };
+    let current: StoredSchedule | null = s;
+    for (let tries = 0; tries < MAX_MOVE_TRIES && current !== null; tries++) {
+      const waitsForThisRun = current.status === 'active' && current.nextRunAt === s.nextRunAt;
+      const recordRun = fired !== null && (current.lastRunAt ?? Number.NEGATIVE_INFINITY) < fired.at;
+      if (!waitsForThisRun && !recordRun) return;
+      const patch: SchedulePatch = { ...(waitsForThisRun ? { nextRunAt } : {}), ...(recordRun ? ran : {}) };
+      try {
+        await this.o.schedules.update(current.projectId, current.id, current.version, patch);
+        return;
+      } catch (err) {
+        if (!(err instanceof VersionConflict)) throw err;
+        current = await this.o.schedules.get(s.projectId, s.id);
+      }
+    }
+  }
+
+  private emit(event: SchedulerEvent): void {
+    this.o.onEvent?.(event);
+  }
+}

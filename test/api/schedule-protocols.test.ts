@@ -1,0 +1,141 @@
+import { fromJson, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { timestampMs, ValueSchema, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CreateScheduleRequestSchema,
+  CreateScheduleResponseSchema,
+  GetScheduleRequestSchema,
+  GetScheduleResponseSchema,
+  ListSchedulesRequestSchema,
+  ListSchedulesResponseSchema,
+  ScheduleService,
+} from '../../src/gen/ferry/v1/schedule_service_pb.js';
+import { RunOutcome, ScheduleStatus, type Schedule } from '../../src/gen/ferry/v1/schedules_pb.js';
+import { DEST, useFerry } from '../support/fixture.js';
+import { GrpcTestClient, grpcErrorDetail } from '../support/grpc-client.js';
+import { iso, minimal, newKey, scheduleProject, Schedules, type ScheduleDetail, type ScheduleSummary } from '../support/schedule-client.js';
+
+const STATUS: Record<number, string> = { [ScheduleStatus.ACTIVE]: 'active', [ScheduleStatus.PAUSED]: 'paused' };
+const OUTCOME: Record<number, string | null> = {
+  [RunOutcome.UNSPECIFIED]: null,
+  [RunOutcome.ENQUEUED]: 'enqueued',
+  [RunOutcome.SKIPPED_USAGE_LIMIT]: 'skipped_usage_limit',
+};
+const time = (t: Timestamp | undefined) => (t === undefined ? null : iso(Number(timestampMs(t))));
+
+/** A gRPC schedule in the JSON API's shape, to compare the two protocols' answers field by field. */
+function asJson(s: Schedule): ScheduleSummary & { request?: ScheduleDetail['request'] } {
+  const t = s.timing!;
+  const summary: ScheduleSummary = {
+    id: s.id,
+    name: s.name,
+    timing: { type: t.type, expression: t.expression ?? null, timezone: t.timezone ?? null, every_seconds: t.everySeconds ?? null, starts_at: t.startsAt ?? null },
+    status: STATUS[s.status] as ScheduleSummary['status'],
+    url: s.url,
+    retry: s.retry,
+    next_run_at: time(s.nextRunAt),
+    last_run_at: time(s.lastRunAt),
+    last_run_outcome: OUTCOME[s.lastRunOutcome] as ScheduleSummary['last_run_outcome'],
+    created_at: time(s.createdAt)!,
+    updated_at: time(s.updatedAt)!,
+  };
+  if (s.request === undefined) return summary;
+  const r = s.request;
+  return { ...summary, request: { url: r.url, body: r.body === undefined ? null : toJson(ValueSchema, r.body), headers: { ...r.headers }, retry: r.retry ?? 0 } };
+}
+
+describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
+  const f = useFerry();
+  let grpc: GrpcTestClient;
+  let schedules: Schedules;
+  beforeAll(() => {
+    grpc = new GrpcTestClient(ScheduleService, f.ferry.grpcAddress, f.apiKey);
+    schedules = new Schedules(f.api);
+  });
+  afterAll(() => grpc.close());
+
+  it('creates and gets a schedule with the same answer as the JSON API, and shares its idempotency keys', async () => {
+    const key = newKey();
+    const body: JsonValue = { report: ['daily', 1, null], ok: true };
+    const created = await grpc.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+      idempotencyKey: key,
+      name: ' over gRPC ',
+      timing: { type: 'cron', expression: '0 7 * * 1', timezone: 'Europe/Paris' },
+      request: { url: DEST, body: fromJson(ValueSchema, body), headers: { 'X-Tenant': 'acme' }, retry: 4 },
+    });
+    if (!created.ok) throw created.error;
+    const summary = asJson(created.value.schedule!);
+    expect(summary.id).toMatch(/^sch_./);
+    expect(summary).toMatchObject({ name: 'over gRPC', status: 'active', url: DEST, retry: 4, last_run_at: null, last_run_outcome: null });
+
+    const http = await schedules.detail(summary.id);
+    const { request, ...httpSummary } = http;
+    expect(summary).toEqual(httpSummary);
+    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4 });
+
+    const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: summary.id });
+    if (!got.ok) throw got.error;
+    expect(asJson(got.value.schedule!)).toEqual(http);
+
+    const listed = await grpc.call('ListSchedules', ListSchedulesRequestSchema, ListSchedulesResponseSchema, {});
+    if (!listed.ok) throw listed.error;
+    expect(listed.value.schedules.map(asJson)).toEqual((await schedules.list()).body.data);
+
+    // The same definition under the same key over the JSON API is the same schedule; a different one conflicts.
+    const definition = { name: ' over gRPC ', timing: { type: 'cron', expression: '0 7 * * 1', timezone: 'Europe/Paris' }, request: { url: DEST, body, headers: { 'X-Tenant': 'acme' }, retry: 4 } };
+    const viaHttp = await schedules.create(definition, key);
+    expect(viaHttp.status).toBe(201);
+    expect(viaHttp.body.data.id).toBe(summary.id);
+    const conflict = await grpc.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+      idempotencyKey: key,
+      name: 'something else',
+      timing: { type: 'cron', expression: '0 7 * * 1', timezone: 'Europe/Paris' },
+      request: { url: DEST },
+    });
+    expect(conflict.ok).toBe(false);
+    if (!conflict.ok) expect(grpcErrorDetail(conflict.error)?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('reports a bad timing with the same code, field and message on both protocols, storing nothing', async () => {
+    const project = await scheduleProject(f);
+    const client = new GrpcTestClient(ScheduleService, f.ferry.grpcAddress, project.api.apiKey);
+    try {
+      const past = iso(Math.floor((Date.now() - 3_600_000) / 1000) * 1000);
+      const cases: Array<{ timing: Record<string, unknown>; grpcTiming: Record<string, unknown>; field: string }> = [
+        { timing: { type: 'cron', expression: '@daily', timezone: 'UTC' }, grpcTiming: { type: 'cron', expression: '@daily', timezone: 'UTC' }, field: 'timing.expression' },
+        { timing: { type: 'cron', expression: '0 0 30 2 *', timezone: 'UTC' }, grpcTiming: { type: 'cron', expression: '0 0 30 2 *', timezone: 'UTC' }, field: 'timing.expression' },
+        { timing: { type: 'cron', expression: '0 3 * * *', timezone: 'Mars/Base' }, grpcTiming: { type: 'cron', expression: '0 3 * * *', timezone: 'Mars/Base' }, field: 'timing.timezone' },
+        { timing: { type: 'interval', every_seconds: 90 }, grpcTiming: { type: 'interval', everySeconds: 90 }, field: 'timing.every_seconds' },
+        { timing: { type: 'interval', every_seconds: 3600, starts_at: past }, grpcTiming: { type: 'interval', everySeconds: 3600, startsAt: past }, field: 'timing.starts_at' },
+        { timing: { type: 'weekly' }, grpcTiming: { type: 'weekly' }, field: 'timing.type' },
+      ];
+      for (const c of cases) {
+        const viaGrpc = await client.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+          idempotencyKey: newKey(),
+          name: 'bad',
+          timing: c.grpcTiming,
+          request: { url: DEST },
+        });
+        expect(viaGrpc.ok, c.field).toBe(false);
+        if (viaGrpc.ok) continue;
+        expect(viaGrpc.error.code, c.field).toBe(GrpcStatus.INVALID_ARGUMENT);
+        expect(grpcErrorDetail(viaGrpc.error)).toEqual({ code: 'INVALID_TIMING', field: c.field });
+        const viaHttp = await project.schedules.create(minimal(DEST, c.timing));
+        expect(viaHttp.status, c.field).toBe(422);
+        expect(viaHttp.body.error).toMatchObject({ code: 'INVALID_TIMING', field: c.field });
+        expect(viaHttp.body.error?.message).toBe(viaGrpc.error.details);
+      }
+      expect(await project.schedules.ids()).toEqual([]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('maps a missing schedule and a missing key to NOT_FOUND and UNAUTHENTICATED', async () => {
+    const missing = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: 'sch_missing' });
+    expect(!missing.ok && missing.error.code).toBe(GrpcStatus.NOT_FOUND);
+    const noKey = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: 'sch_missing' }, { apiKey: null });
+    expect(!noKey.ok && noKey.error.code).toBe(GrpcStatus.UNAUTHENTICATED);
+  });
+});
