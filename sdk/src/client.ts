@@ -3,7 +3,7 @@ import { FerryApiError } from './errors.js';
 import type { paths } from './schema.js';
 import type {
   Acceptance, Attempt, BatchItem, CallOptions, CancelResult, IdempotentCallOptions, ListRequestsQuery, RawBody,
-  RequestDetail, RequestInput, RequestList, Schedule, ScheduleInput, ScheduleUpdate, SendOptions,
+  ListSchedulesQuery, RequestDetail, RequestInput, RequestList, Schedule, ScheduleInput, ScheduleUpdate, SendOptions, Timing,
 } from './types.js';
 
 /** How to reach Ferry. */
@@ -41,8 +41,10 @@ export interface FerryClient {
   replay(requestId: string, options?: IdempotentCallOptions): Promise<Acceptance>;
   /** Creates an active schedule; the idempotency key is required. */
   createSchedule(input: ScheduleInput, options: IdempotentCallOptions & { idempotencyKey: string }): Promise<Schedule>;
-  /** Lists the project's schedules. */
-  listSchedules(options?: CallOptions): Promise<Schedule[]>;
+  /** Lists the project's schedules, newest first: all of them, or one page when `limit` or `cursor` is given. */
+  listSchedules(query?: ListSchedulesQuery, options?: CallOptions): Promise<Schedule[]>;
+  /** The next `count` (10) occurrences of a timing strictly after `after` (now), by the rules that fire schedules. */
+  previewSchedule(timing: Timing, query?: { after?: string; count?: number }, options?: CallOptions): Promise<string[]>;
   /** Returns one schedule with its request definition. */
   getSchedule(scheduleId: string, options?: CallOptions): Promise<Schedule>;
   /** Changes the name, timing or request of a schedule. */
@@ -114,7 +116,9 @@ export function createFerryClient(options: FerryClientOptions): FerryClient {
       unwrap(raw.POST('/requests/{request_id}/replay', { ...path(id), headers: idempotency(opts), signal: opts?.signal })),
     createSchedule: (input, opts) =>
       unwrap(raw.POST('/schedules', { body: input, headers: idempotency(opts), signal: opts.signal })),
-    listSchedules: (opts) => unwrap(raw.GET('/schedules', { signal: opts?.signal })),
+    listSchedules: (query, opts) => unwrap(raw.GET('/schedules', { params: { query }, signal: opts?.signal })),
+    previewSchedule: async (timing, query, opts) =>
+      (await unwrap(raw.POST('/schedules/preview', { body: { timing, ...query }, signal: opts?.signal }))).run_times,
     getSchedule: (id, opts) => unwrap(raw.GET('/schedules/{schedule_id}', { ...schedule(id), signal: opts?.signal })),
     updateSchedule: (id, update, opts) =>
       unwrap(raw.PATCH('/schedules/{schedule_id}', { ...schedule(id), body: update, signal: opts?.signal })),

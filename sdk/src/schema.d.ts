@@ -134,11 +134,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ListSchedules lists the project's schedules. */
+        /** ListSchedules lists the project's schedules, newest first: all of them, or one page when `limit` or `cursor` is given. */
         get: operations["ListSchedules"];
         put?: never;
         /** CreateSchedule creates an active schedule. */
         post: operations["CreateSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** PreviewSchedule computes when a timing would fire, by the rules that fire schedules; nothing is stored. */
+        post: operations["PreviewSchedule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -334,7 +351,7 @@ export interface components {
              * @description The stable machine-readable code.
              * @enum {string}
              */
-            code: "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "INVALID_JSON" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "STORAGE_UNAVAILABLE" | "INTERNAL";
+            code: "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "INVALID_JSON" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "STORAGE_UNAVAILABLE" | "INTERNAL";
             /** @description A human-readable explanation; not stable. */
             message: string;
             /** @description The input field at fault as a JSON path such as `requests[2].url`, or null. */
@@ -367,6 +384,23 @@ export interface components {
             history_cutoff_at: string | null;
             /** @description True when the project has terminal requests older than the cutoff. */
             has_hidden_history: boolean;
+        };
+        /** @description PreviewScheduleRequest asks when a timing would fire. */
+        PreviewScheduleBody: {
+            /** @description The timing to preview, as it would be given on create; `starts_at` may be in the past here. */
+            timing?: components["schemas"]["TimingWrite"];
+            /** @description The RFC 3339 instant the occurrences follow (strictly after it); now when absent. An interval without `starts_at` is previewed as if created at this instant. */
+            after?: string;
+            /**
+             * Format: int32
+             * @description How many occurrences, 1 through 100; 10 when absent.
+             */
+            count?: number;
+        };
+        /** @description PreviewScheduleResponse lists the next occurrences. */
+        PreviewScheduleResponse: {
+            /** @description The next occurrences, in UTC, earliest first. */
+            run_times: string[];
         };
         /** @description Request is the full detail of one request. Stored bodies and header values are never returned. */
         Request: {
@@ -611,6 +645,11 @@ export interface components {
             /** @description The complete request definition, with header values shown as `[REDACTED]`; detail reads only. */
             request: components["schemas"]["ScheduleRequestInput"] | null;
         };
+        /** @description SchedulePage tells a paged list call where the next page starts. */
+        SchedulePage: {
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor: string | null;
+        };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInput: {
             /** @description The public HTTPS destination. */
@@ -771,6 +810,8 @@ export interface components {
          *     - `INVALID_FILTER`: A list filter (status, search, method, source, from, to) is invalid.
          *     - `INVALID_LIMIT`: The page size is not an integer from 1 to 100.
          *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
+         *     - `INVALID_NAME`: The schedule name is not 1 to 120 bytes after trimming.
+         *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all) or interval (whole minutes, 60 s to 30 days, future starts_at).
          *     - `INVALID_STORED_DEFINITION`: The stored request no longer passes current validation and cannot be replayed.
          */
         UnprocessableContent: {
@@ -1189,7 +1230,12 @@ export interface operations {
     };
     ListSchedules: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page size, 1 through 100; when neither this nor `cursor` is given, every schedule is returned. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, passed unchanged. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1208,7 +1254,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Schedule"][];
                         error: null;
-                        meta: null;
+                        meta: null | components["schemas"]["SchedulePage"];
                         request_id: components["schemas"]["RequestId"];
                     };
                 };
@@ -1257,6 +1303,43 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableContent"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    PreviewSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["PreviewScheduleResponse"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableContent"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
         };

@@ -26,6 +26,10 @@ export type Schedule = Schemas['Schedule'];
 export type ScheduleInput = Schemas['CreateScheduleBody'];
 /** The changes to a schedule, as given to `updateSchedule`; at least one field is needed. */
 export type ScheduleUpdate = Schemas['UpdateScheduleBody'];
+/** When a schedule fires: a cron expression in a time zone, or a fixed interval. */
+export type Timing = Schemas['TimingWrite'];
+/** The paging of `listSchedules`; without it every schedule comes back. */
+export type ListSchedulesQuery = NonNullable<operations['ListSchedules']['parameters']['query']>;
 
 /** The filters and paging of `listRequests`, with the API's parameter names. */
 export type ListRequestsQuery = NonNullable<operations['ListRequests']['parameters']['query']>;

@@ -42,7 +42,7 @@ describe('routes from (ferry.v1.http)', () => {
     expect(routes.map((r) => `${r.httpMethod} ${r.template.source}`)).toEqual([
       'POST /send', 'POST /requests', 'POST /requests/batch', 'GET /requests', 'GET /requests/{request_id}',
       'GET /requests/{request_id}/attempts', 'POST /requests/{request_id}/cancel', 'POST /requests/{request_id}/replay',
-      'POST /schedules', 'GET /schedules', 'GET /schedules/{schedule_id}', 'PATCH /schedules/{schedule_id}',
+      'POST /schedules', 'GET /schedules', 'POST /schedules/preview', 'GET /schedules/{schedule_id}', 'PATCH /schedules/{schedule_id}',
       'POST /schedules/{schedule_id}/pause', 'POST /schedules/{schedule_id}/resume', 'DELETE /schedules/{schedule_id}',
     ]);
     const send = routes[0]!;

@@ -16,9 +16,9 @@ export interface CronSpec {
   /** Sorted, distinct, 0 (Sunday) to 6; a written 7 is Sunday too. */
   readonly daysOfWeek: readonly number[];
   /**
-   * `either` when both day fields are restricted (neither starts with `*`): a day matching either field runs, as in
-   * Vixie cron. `both` otherwise, where a field starting with `*` is (nearly always) every day and so only the other
-   * field restricts.
+   * `either` when both day fields are restricted (neither starts with `*`): a day matching either field runs.
+   * `both` otherwise: a day must match both, so a plain `*` leaves the other field alone to restrict. As in Vixie
+   * cron only the first character counts, so `*\/2` is a `*` field here and combines with AND.
    */
   readonly dayRule: 'either' | 'both';
   /**

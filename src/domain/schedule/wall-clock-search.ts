@@ -13,8 +13,10 @@ import type { CronSpec } from './cron.js';
 
 const MINUTE_MS = 60_000;
 
-/** A parsed expression with per-field lookup tables: for each value, the nearest allowed value at or after it, and
- * at or before it (-1 for none). */
+/**
+ * A parsed expression with per-field lookup tables: for each value, the nearest allowed value at or after it and at
+ * or before it (-1 for none).
+ */
 export interface CompiledCron {
   readonly spec: CronSpec;
   readonly nextMinute: Int8Array;
