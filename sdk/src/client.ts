@@ -3,7 +3,7 @@ import { FerryApiError } from './errors.js';
 import type { paths } from './schema.js';
 import type {
   Acceptance, Attempt, BatchItem, CallOptions, CancelResult, IdempotentCallOptions, ListRequestsQuery, RawBody,
-  ListSchedulesQuery, RequestDetail, RequestInput, RequestList, Schedule, ScheduleInput, ScheduleUpdate, SendOptions, Timing,
+  ListSchedulesQuery, RequestDetail, RequestInput, RequestList, Schedule, ScheduleInput, ScheduleSummary, ScheduleUpdate, SendOptions, Timing,
 } from './types.js';
 
 /** How to reach Ferry. */
@@ -40,19 +40,19 @@ export interface FerryClient {
   /** Creates a new request from a completed or cancelled one, with a fresh attempt budget. */
   replay(requestId: string, options?: IdempotentCallOptions): Promise<Acceptance>;
   /** Creates an active schedule; the idempotency key is required. */
-  createSchedule(input: ScheduleInput, options: IdempotentCallOptions & { idempotencyKey: string }): Promise<Schedule>;
+  createSchedule(input: ScheduleInput, options: IdempotentCallOptions & { idempotencyKey: string }): Promise<ScheduleSummary>;
   /** Lists the project's schedules, newest first: all of them, or one page when `limit` or `cursor` is given. */
-  listSchedules(query?: ListSchedulesQuery, options?: CallOptions): Promise<Schedule[]>;
+  listSchedules(query?: ListSchedulesQuery, options?: CallOptions): Promise<ScheduleSummary[]>;
   /** The next `count` (10) occurrences of a timing strictly after `after` (now), by the rules that fire schedules. */
   previewSchedule(timing: Timing, query?: { after?: string; count?: number }, options?: CallOptions): Promise<string[]>;
   /** Returns one schedule with its request definition. */
   getSchedule(scheduleId: string, options?: CallOptions): Promise<Schedule>;
   /** Changes the name, timing or request of a schedule. */
-  updateSchedule(scheduleId: string, update: ScheduleUpdate, options?: CallOptions): Promise<Schedule>;
+  updateSchedule(scheduleId: string, update: ScheduleUpdate, options?: CallOptions): Promise<ScheduleSummary>;
   /** Stops a schedule from firing. */
-  pauseSchedule(scheduleId: string, options?: CallOptions): Promise<Schedule>;
+  pauseSchedule(scheduleId: string, options?: CallOptions): Promise<ScheduleSummary>;
   /** Lets a paused schedule fire again. */
-  resumeSchedule(scheduleId: string, options?: CallOptions): Promise<Schedule>;
+  resumeSchedule(scheduleId: string, options?: CallOptions): Promise<ScheduleSummary>;
   /** Removes a schedule and cancels its future occurrences; earlier requests stay. */
   deleteSchedule(scheduleId: string, options?: CallOptions): Promise<void>;
 }

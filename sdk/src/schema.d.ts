@@ -338,7 +338,7 @@ export interface components {
         CancelStatus: "cancellation_requested" | "cancelled";
         /** @description CreateScheduleRequest defines a new schedule. */
         CreateScheduleBody: {
-            /** @description The name, 1 to 120 bytes after trimming. */
+            /** @description The name, required, 1 to 120 bytes after trimming. */
             name?: string;
             /** @description When the schedule fires. */
             timing?: components["schemas"]["TimingWrite"];
@@ -603,7 +603,7 @@ export interface components {
          * @enum {string}
          */
         RunOutcome: "enqueued" | "skipped_usage_limit";
-        /** @description Schedule is a recurring schedule. The request definition is filled in detail reads only. */
+        /** @description Schedule is a recurring schedule with its request definition, as a detail read answers it. */
         Schedule: {
             /** @description The schedule ID, `sch_` followed by an opaque string. */
             id: string;
@@ -642,7 +642,7 @@ export interface components {
              * @description When the schedule last changed.
              */
             updated_at: string | null;
-            /** @description The complete request definition, with header values shown as `[REDACTED]`; detail reads only. */
+            /** @description The complete request definition, with header values shown as `[REDACTED]`. */
             request: components["schemas"]["ScheduleRequestInput"] | null;
         };
         /** @description SchedulePage tells a paged list call where the next page starts. */
@@ -652,8 +652,8 @@ export interface components {
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInput: {
-            /** @description The public HTTPS destination. */
-            url: string;
+            /** @description The public HTTPS destination; required. */
+            url: string | null;
             /** @description Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent. */
             body: unknown;
             /** @description Headers sent to the destination; at most 64 entries and 32 KiB together. */
@@ -668,7 +668,7 @@ export interface components {
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
-            /** @description The public HTTPS destination. */
+            /** @description The public HTTPS destination; required. */
             url?: string;
             /** @description Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent. */
             body?: unknown;
@@ -689,6 +689,46 @@ export interface components {
          * @enum {string}
          */
         ScheduleStatus: "active" | "paused";
+        /** @description ScheduleSummary is a recurring schedule as lists and changes answer it: everything but the request definition. */
+        ScheduleSummary: {
+            /** @description The schedule ID, `sch_` followed by an opaque string. */
+            id: string;
+            /** @description The name, 1 to 120 bytes. */
+            name: string;
+            /** @description When the schedule fires. */
+            timing: components["schemas"]["Timing"] | null;
+            /** @description `active` or `paused`. */
+            status: components["schemas"]["ScheduleStatus"] | null;
+            /** @description The destination URL. */
+            url: string;
+            /**
+             * Format: int32
+             * @description Additional retries of each created request.
+             */
+            retry: number;
+            /**
+             * Format: date-time
+             * @description The next occurrence; absent while paused.
+             */
+            next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description The latest occurrence.
+             */
+            last_run_at: string | null;
+            /** @description What happened at the latest occurrence. */
+            last_run_outcome: components["schemas"]["RunOutcome"] | null;
+            /**
+             * Format: date-time
+             * @description When the schedule was created.
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the schedule last changed.
+             */
+            updated_at: string | null;
+        };
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
         Timing: {
             /** @description `cron` or `interval`. */
@@ -1252,7 +1292,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["Schedule"][];
+                        data: components["schemas"]["ScheduleSummary"][];
                         error: null;
                         meta: null | components["schemas"]["SchedulePage"];
                         request_id: components["schemas"]["RequestId"];
@@ -1291,7 +1331,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["Schedule"];
+                        data: components["schemas"]["ScheduleSummary"];
                         error: null;
                         meta: null;
                         request_id: components["schemas"]["RequestId"];
@@ -1433,7 +1473,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["Schedule"];
+                        data: components["schemas"]["ScheduleSummary"];
                         error: null;
                         meta: null;
                         request_id: components["schemas"]["RequestId"];
@@ -1470,7 +1510,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["Schedule"];
+                        data: components["schemas"]["ScheduleSummary"];
                         error: null;
                         meta: null;
                         request_id: components["schemas"]["RequestId"];
@@ -1506,7 +1546,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["Schedule"];
+                        data: components["schemas"]["ScheduleSummary"];
                         error: null;
                         meta: null;
                         request_id: components["schemas"]["RequestId"];

@@ -20,7 +20,9 @@ export type Attempt = Schemas['Attempt'];
 export type CancelResult = Schemas['CancelRequestResponse'];
 /** A lifecycle status of a request. */
 export type RequestStatus = Schemas['RequestStatus'];
-/** A recurring schedule. */
+/** A recurring schedule, as lists and changes answer it. */
+export type ScheduleSummary = Schemas['ScheduleSummary'];
+/** A recurring schedule with its request definition (header values redacted), as `getSchedule` answers it. */
 export type Schedule = Schemas['Schedule'];
 /** The definition of a new schedule, as given to `createSchedule`. */
 export type ScheduleInput = Schemas['CreateScheduleBody'];

@@ -15,6 +15,9 @@ export interface SchedulePage {
   readonly page: { readonly next: string | null } | null;
 }
 
+/** Schedules read per storage call when the caller asked for all of them. */
+const UNPAGED_READ = 1_000;
+
 /** Schedule list cursors are bound to this, so a request list cursor is refused here and the other way round. */
 const SCHEDULE_LIST = fingerprint('schedule-list', {});
 
@@ -29,14 +32,24 @@ export class ScheduleQueries {
   /** Every schedule, newest first; one page of them when `limit` or `cursor` is given. */
   async list(project: Project, input: { limit?: number; cursor?: string }): Promise<SchedulePage> {
     const paged = input.limit !== undefined || input.cursor !== undefined;
-    const limit = validateScheduleListLimit(input.limit, paged);
+    if (!paged) return { items: await this.all(project.id), page: null };
+    const limit = validateScheduleListLimit(input.limit);
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, SCHEDULE_LIST, this.cursorSecret);
-    const rows = await this.schedules.list({ projectId: project.id, afterId: after?.id, limit: paged ? limit + 1 : limit });
-    if (!paged) return { items: rows, page: null };
+    const rows = await this.schedules.list({ projectId: project.id, afterId: after?.id, limit: limit + 1 });
     const items = rows.slice(0, limit);
     const last = items.at(-1);
     const next = rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }, SCHEDULE_LIST, this.cursorSecret) : null;
     return { items, page: { next } };
+  }
+
+  /** Every schedule of the project, read a bounded page at a time (the schedule allowance bounds the total). */
+  private async all(projectId: string): Promise<StoredSchedule[]> {
+    const out: StoredSchedule[] = [];
+    for (;;) {
+      const page = await this.schedules.list({ projectId, afterId: out.at(-1)?.id, limit: UNPAGED_READ });
+      out.push(...page);
+      if (page.length < UNPAGED_READ) return out;
+    }
   }
 
   get(project: Project, scheduleId: string): Promise<StoredSchedule> {

@@ -109,9 +109,8 @@ export function validatePreview(input: PreviewInput, now: number): { timing: Tim
   return { timing, after, count };
 }
 
-/** The page size of a schedule list: every schedule when neither limit nor cursor is given. */
-export function validateScheduleListLimit(limit: number | undefined, paged: boolean): number {
-  if (!paged) return Number.MAX_SAFE_INTEGER;
+/** The page size of a paged schedule list. */
+export function validateScheduleListLimit(limit: number | undefined): number {
   const n = limit ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
     throw new FerryError('INVALID_LIMIT', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');

@@ -8,8 +8,10 @@ import {
   RunOutcome,
   ScheduleSchema,
   ScheduleStatus,
+  ScheduleSummarySchema,
   type Schedule,
   type ScheduleRequestInput,
+  type ScheduleSummary,
   type Timing,
 } from '../../gen/ferry/v1/schedules_pb.js';
 import { ts } from './to-proto.js';
@@ -48,9 +50,8 @@ function timingToProto(t: DomainTiming) {
   };
 }
 
-/** The summary; with `detail`, also the request definition, header values shown as `[REDACTED]`. */
-export function scheduleToProto(s: StoredSchedule, detail = false): Schedule {
-  return create(ScheduleSchema, {
+function summaryFields(s: StoredSchedule) {
+  return {
     id: s.id,
     name: s.name,
     timing: timingToProto(s.timing),
@@ -62,13 +63,22 @@ export function scheduleToProto(s: StoredSchedule, detail = false): Schedule {
     lastRunOutcome: s.lastRunOutcome === null ? RunOutcome.UNSPECIFIED : OUTCOME[s.lastRunOutcome],
     createdAt: ts(s.createdAt),
     updatedAt: ts(s.updatedAt),
-    request: detail
-      ? {
-          url: s.request.url,
-          body: s.request.body === null ? undefined : fromJson(ValueSchema, JSON.parse(new TextDecoder().decode(s.request.body))),
-          headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
-          retry: s.request.retry,
-        }
-      : undefined,
+  };
+}
+
+export function scheduleSummaryToProto(s: StoredSchedule): ScheduleSummary {
+  return create(ScheduleSummarySchema, summaryFields(s));
+}
+
+/** The detail: the summary and the request definition, header values shown as `[REDACTED]`. */
+export function scheduleToProto(s: StoredSchedule): Schedule {
+  return create(ScheduleSchema, {
+    ...summaryFields(s),
+    request: {
+      url: s.request.url,
+      body: s.request.body === null ? undefined : fromJson(ValueSchema, JSON.parse(new TextDecoder().decode(s.request.body))),
+      headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
+      retry: s.request.retry,
+    },
   });
 }

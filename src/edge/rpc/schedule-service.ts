@@ -16,7 +16,7 @@ import {
   type ScheduleService,
 } from '../../gen/ferry/v1/schedule_service_pb.js';
 import { requestHeader } from '../request-headers.js';
-import { scheduleInputOf, scheduleToProto, timingInputOf } from './schedule-proto.js';
+import { scheduleInputOf, scheduleSummaryToProto, scheduleToProto, timingInputOf } from './schedule-proto.js';
 import { ts } from './to-proto.js';
 
 export interface ScheduleServiceDeps {
@@ -34,12 +34,12 @@ export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<type
   return {
     async createSchedule(req, ctx) {
       const schedule = await deps.commands.create(await project(ctx), scheduleInputOf(req), req.idempotencyKey);
-      return create(CreateScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+      return create(CreateScheduleResponseSchema, { schedule: scheduleSummaryToProto(schedule) });
     },
     async listSchedules(req, ctx) {
       const { items, page } = await deps.queries.list(await project(ctx), { limit: req.limit, cursor: req.cursor });
       return create(ListSchedulesResponseSchema, {
-        schedules: items.map((s) => scheduleToProto(s)),
+        schedules: items.map(scheduleSummaryToProto),
         page: page === null ? undefined : { nextCursor: page.next ?? undefined },
       });
     },
@@ -50,19 +50,19 @@ export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<type
     },
     async getSchedule(req, ctx) {
       const schedule = await deps.queries.get(await project(ctx), req.scheduleId);
-      return create(GetScheduleResponseSchema, { schedule: scheduleToProto(schedule, true) });
+      return create(GetScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
     },
     async updateSchedule(req, ctx) {
       const schedule = await deps.commands.update(await project(ctx), req.scheduleId, scheduleInputOf(req));
-      return create(UpdateScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+      return create(UpdateScheduleResponseSchema, { schedule: scheduleSummaryToProto(schedule) });
     },
     async pauseSchedule(req, ctx) {
       const schedule = await deps.commands.pause(await project(ctx), req.scheduleId);
-      return create(PauseScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+      return create(PauseScheduleResponseSchema, { schedule: scheduleSummaryToProto(schedule) });
     },
     async resumeSchedule(req, ctx) {
       const schedule = await deps.commands.resume(await project(ctx), req.scheduleId);
-      return create(ResumeScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+      return create(ResumeScheduleResponseSchema, { schedule: scheduleSummaryToProto(schedule) });
     },
     async deleteSchedule(req, ctx) {
       await deps.commands.delete(await project(ctx), req.scheduleId);

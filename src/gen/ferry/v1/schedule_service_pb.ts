@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_ferry_v1_http } from "./http_pb.js";
-import type { Schedule, ScheduleRequestInput, Timing } from "./schedules_pb.js";
+import type { Schedule, ScheduleRequestInput, ScheduleSummary, Timing } from "./schedules_pb.js";
 import { file_ferry_v1_schedules } from "./schedules_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedule_service.proto.
  */
 export const file_ferry_v1_schedule_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSKqAQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEgwKBG5hbWUYAiABKAkSIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEISChBfaWRlbXBvdGVuY3lfa2V5Ij4KFkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImQKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIlCglzY2hlZHVsZXMYASADKAsyEi5mZXJyeS52MS5TY2hlZHVsZRIkCgRwYWdlGAIgASgLMhYuZmVycnkudjEuU2NoZWR1bGVQYWdlIjgKDFNjaGVkdWxlUGFnZRIYCgtuZXh0X2N1cnNvchgBIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciJ2ChZQcmV2aWV3U2NoZWR1bGVSZXF1ZXN0EiAKBnRpbWluZxgBIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxISCgVhZnRlchgCIAEoCUgAiAEBEhIKBWNvdW50GAMgASgFSAGIAQFCCAoGX2FmdGVyQggKBl9jb3VudCJIChdQcmV2aWV3U2NoZWR1bGVSZXNwb25zZRItCglydW5fdGltZXMYASADKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIikKEkdldFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI7ChNHZXRTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUimwEKFVVwZGF0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEIHCgVfbmFtZSI+ChZVcGRhdGVTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUiKwoUUGF1c2VTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiPQoVUGF1c2VTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIj4KFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USJAoIc2NoZWR1bGUYASABKAsyEi5mZXJyeS52MS5TY2hlZHVsZSIsChVEZWxldGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZTLwCAoPU2NoZWR1bGVTZXJ2aWNlEqMBCg5DcmVhdGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2UiTsrzGEoKBFBPU1QSCi9zY2hlZHVsZXMYyQEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCHNjaGVkdWxlSICAIBKKAQoNTGlzdFNjaGVkdWxlcxIeLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXF1ZXN0Gh8uZmVycnkudjEuTGlzdFNjaGVkdWxlc1Jlc3BvbnNlIjjK8xg0CgNHRVQSCi9zY2hlZHVsZXMYyAEyBWxpbWl0MgZjdXJzb3JCCXNjaGVkdWxlc2IEcGFnZRJ8Cg9QcmV2aWV3U2NoZWR1bGUSIC5mZXJyeS52MS5QcmV2aWV3U2NoZWR1bGVSZXF1ZXN0GiEuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVzcG9uc2UiJMrzGCAKBFBPU1QSEi9zY2hlZHVsZXMvcHJldmlldxjIASIBKhJ8CgtHZXRTY2hlZHVsZRIcLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVxdWVzdBodLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVzcG9uc2UiMMrzGCwKA0dFVBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBQghzY2hlZHVsZRKOAQoOVXBkYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlc3BvbnNlIjnK8xg1CgVQQVRDSBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBIgEqQghzY2hlZHVsZUiAgCASiQEKDVBhdXNlU2NoZWR1bGUSHi5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVxdWVzdBofLmZlcnJ5LnYxLlBhdXNlU2NoZWR1bGVSZXNwb25zZSI3yvMYMwoEUE9TVBIeL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3BhdXNlGMgBQghzY2hlZHVsZRKNAQoOUmVzdW1lU2NoZWR1bGUSHy5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlIjjK8xg0CgRQT1NUEh8vc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vcmVzdW1lGMgBQghzY2hlZHVsZRKAAQoORGVsZXRlU2NoZWR1bGUSHy5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlc3BvbnNlIivK8xgnCgZERUxFVEUSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjMAVgBYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
+  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSK4AQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IidgoWUHJldmlld1NjaGVkdWxlUmVxdWVzdBIgCgZ0aW1pbmcYASABKAsyEC5mZXJyeS52MS5UaW1pbmcSEgoFYWZ0ZXIYAiABKAlIAIgBARISCgVjb3VudBgDIAEoBUgBiAEBQggKBl9hZnRlckIICgZfY291bnQiSAoXUHJldmlld1NjaGVkdWxlUmVzcG9uc2USLQoJcnVuX3RpbWVzGAEgAygLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChJHZXRTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiOwoTR2V0U2NoZWR1bGVSZXNwb25zZRIkCghzY2hlZHVsZRgBIAEoCzISLmZlcnJ5LnYxLlNjaGVkdWxlIpsBChVVcGRhdGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEiAKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxIvCgdyZXF1ZXN0GAQgASgLMh4uZmVycnkudjEuU2NoZWR1bGVSZXF1ZXN0SW5wdXRCBwoFX25hbWUiRQoWVXBkYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIrChRQYXVzZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSJEChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkUKFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVRGVsZXRlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIhgKFkRlbGV0ZVNjaGVkdWxlUmVzcG9uc2Uy8AgKD1NjaGVkdWxlU2VydmljZRKjAQoOQ3JlYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlc3BvbnNlIk7K8xhKCgRQT1NUEgovc2NoZWR1bGVzGMkBIgEqOiIKD0lkZW1wb3RlbmN5LUtleRIPaWRlbXBvdGVuY3lfa2V5QghzY2hlZHVsZUiAgCASigEKDUxpc3RTY2hlZHVsZXMSHi5mZXJyeS52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBofLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZSI4yvMYNAoDR0VUEgovc2NoZWR1bGVzGMgBMgVsaW1pdDIGY3Vyc29yQglzY2hlZHVsZXNiBHBhZ2USfAoPUHJldmlld1NjaGVkdWxlEiAuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVxdWVzdBohLmZlcnJ5LnYxLlByZXZpZXdTY2hlZHVsZVJlc3BvbnNlIiTK8xggCgRQT1NUEhIvc2NoZWR1bGVzL3ByZXZpZXcYyAEiASoSfAoLR2V0U2NoZWR1bGUSHC5mZXJyeS52MS5HZXRTY2hlZHVsZVJlcXVlc3QaHS5mZXJyeS52MS5HZXRTY2hlZHVsZVJlc3BvbnNlIjDK8xgsCgNHRVQSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIAUIIc2NoZWR1bGUSjgEKDlVwZGF0ZVNjaGVkdWxlEh8uZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXNwb25zZSI5yvMYNQoFUEFUQ0gSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIASIBKkIIc2NoZWR1bGVIgIAgEokBCg1QYXVzZVNjaGVkdWxlEh4uZmVycnkudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaHy5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2UiN8rzGDMKBFBPU1QSHi9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfS9wYXVzZRjIAUIIc2NoZWR1bGUSjQEKDlJlc3VtZVNjaGVkdWxlEh8uZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXNwb25zZSI4yvMYNAoEUE9TVBIfL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3Jlc3VtZRjIAUIIc2NoZWR1bGUSgAEKDkRlbGV0ZVNjaGVkdWxlEh8uZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZSIryvMYJwoGREVMRVRFEhgvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0YzAFYAWIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
 
 /**
  * CreateScheduleRequest defines a new schedule.
@@ -31,11 +31,11 @@ export type CreateScheduleRequest = Message<"ferry.v1.CreateScheduleRequest"> & 
   idempotencyKey?: string | undefined;
 
   /**
-   * The name, 1 to 120 bytes after trimming.
+   * The name, required, 1 to 120 bytes after trimming.
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * When the schedule fires.
@@ -68,9 +68,9 @@ export type CreateScheduleResponse = Message<"ferry.v1.CreateScheduleResponse"> 
   /**
    * The schedule summary.
    *
-   * @generated from field: ferry.v1.Schedule schedule = 1;
+   * @generated from field: ferry.v1.ScheduleSummary schedule = 1;
    */
-  schedule?: Schedule | undefined;
+  schedule?: ScheduleSummary | undefined;
 };
 
 /**
@@ -117,9 +117,9 @@ export type ListSchedulesResponse = Message<"ferry.v1.ListSchedulesResponse"> & 
   /**
    * The schedule summaries, newest first.
    *
-   * @generated from field: repeated ferry.v1.Schedule schedules = 1;
+   * @generated from field: repeated ferry.v1.ScheduleSummary schedules = 1;
    */
-  schedules: Schedule[];
+  schedules: ScheduleSummary[];
 
   /**
    * Where the next page starts; set only when the call asked for a page.
@@ -307,9 +307,9 @@ export type UpdateScheduleResponse = Message<"ferry.v1.UpdateScheduleResponse"> 
   /**
    * The schedule summary.
    *
-   * @generated from field: ferry.v1.Schedule schedule = 1;
+   * @generated from field: ferry.v1.ScheduleSummary schedule = 1;
    */
-  schedule?: Schedule | undefined;
+  schedule?: ScheduleSummary | undefined;
 };
 
 /**
@@ -349,9 +349,9 @@ export type PauseScheduleResponse = Message<"ferry.v1.PauseScheduleResponse"> & 
   /**
    * The schedule summary.
    *
-   * @generated from field: ferry.v1.Schedule schedule = 1;
+   * @generated from field: ferry.v1.ScheduleSummary schedule = 1;
    */
-  schedule?: Schedule | undefined;
+  schedule?: ScheduleSummary | undefined;
 };
 
 /**
@@ -391,9 +391,9 @@ export type ResumeScheduleResponse = Message<"ferry.v1.ResumeScheduleResponse"> 
   /**
    * The schedule summary.
    *
-   * @generated from field: ferry.v1.Schedule schedule = 1;
+   * @generated from field: ferry.v1.ScheduleSummary schedule = 1;
    */
-  schedule?: Schedule | undefined;
+  schedule?: ScheduleSummary | undefined;
 };
 
 /**

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedules.proto.
  */
 export const file_ferry_v1_schedules: GenFile = /*@__PURE__*/
-  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIrYBCgZUaW1pbmcSDAoEdHlwZRgBIAEoCRIXCgpleHByZXNzaW9uGAIgASgJSACIAQESFQoIdGltZXpvbmUYAyABKAlIAYgBARIaCg1ldmVyeV9zZWNvbmRzGAQgASgFSAKIAQESFgoJc3RhcnRzX2F0GAUgASgJSAOIAQFCDQoLX2V4cHJlc3Npb25CCwoJX3RpbWV6b25lQhAKDl9ldmVyeV9zZWNvbmRzQgwKCl9zdGFydHNfYXQi1QEKFFNjaGVkdWxlUmVxdWVzdElucHV0EgsKA3VybBgBIAEoCRIkCgRib2R5GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjwKB2hlYWRlcnMYAyADKAsyKy5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dC5IZWFkZXJzRW50cnkSEgoFcmV0cnkYBCABKAVIAIgBARouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZfcmV0cnkirwMKCFNjaGVkdWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEigKBnN0YXR1cxgEIAEoDjIYLmZlcnJ5LnYxLlNjaGVkdWxlU3RhdHVzEgsKA3VybBgFIAEoCRINCgVyZXRyeRgGIAEoBRIvCgtuZXh0X3J1bl9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLbGFzdF9ydW5fYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KEGxhc3RfcnVuX291dGNvbWUYCSABKA4yFC5mZXJyeS52MS5SdW5PdXRjb21lEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KB3JlcXVlc3QYDCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dCppCg5TY2hlZHVsZVN0YXR1cxIfChtTQ0hFRFVMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZTQ0hFRFVMRV9TVEFUVVNfQUNUSVZFEAESGgoWU0NIRURVTEVfU1RBVFVTX1BBVVNFRBACKmgKClJ1bk91dGNvbWUSGwoXUlVOX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRSVU5fT1VUQ09NRV9FTlFVRVVFRBABEiMKH1JVTl9PVVRDT01FX1NLSVBQRURfVVNBR0VfTElNSVQQAmIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIrYBCgZUaW1pbmcSDAoEdHlwZRgBIAEoCRIXCgpleHByZXNzaW9uGAIgASgJSACIAQESFQoIdGltZXpvbmUYAyABKAlIAYgBARIaCg1ldmVyeV9zZWNvbmRzGAQgASgFSAKIAQESFgoJc3RhcnRzX2F0GAUgASgJSAOIAQFCDQoLX2V4cHJlc3Npb25CCwoJX3RpbWV6b25lQhAKDl9ldmVyeV9zZWNvbmRzQgwKCl9zdGFydHNfYXQi4gEKFFNjaGVkdWxlUmVxdWVzdElucHV0EhAKA3VybBgBIAEoCUgAiAEBEiQKBGJvZHkYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSPAoHaGVhZGVycxgDIAMoCzIrLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0LkhlYWRlcnNFbnRyeRISCgVyZXRyeRgEIAEoBUgBiAEBGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgYKBF91cmxCCAoGX3JldHJ5IoUDCg9TY2hlZHVsZVN1bW1hcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSKAoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXMSCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAirwMKCFNjaGVkdWxlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEigKBnN0YXR1cxgEIAEoDjIYLmZlcnJ5LnYxLlNjaGVkdWxlU3RhdHVzEgsKA3VybBgFIAEoCRINCgVyZXRyeRgGIAEoBRIvCgtuZXh0X3J1bl9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLbGFzdF9ydW5fYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KEGxhc3RfcnVuX291dGNvbWUYCSABKA4yFC5mZXJyeS52MS5SdW5PdXRjb21lEi4KCmNyZWF0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KB3JlcXVlc3QYDCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dCppCg5TY2hlZHVsZVN0YXR1cxIfChtTQ0hFRFVMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZTQ0hFRFVMRV9TVEFUVVNfQUNUSVZFEAESGgoWU0NIRURVTEVfU1RBVFVTX1BBVVNFRBACKmgKClJ1bk91dGNvbWUSGwoXUlVOX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRSVU5fT1VUQ09NRV9FTlFVRVVFRBABEiMKH1JVTl9PVVRDT01FX1NLSVBQRURfVVNBR0VfTElNSVQQAmIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval.
@@ -70,11 +70,11 @@ export const TimingSchema: GenMessage<Timing> = /*@__PURE__*/
  */
 export type ScheduleRequestInput = Message<"ferry.v1.ScheduleRequestInput"> & {
   /**
-   * The public HTTPS destination.
+   * The public HTTPS destination; required.
    *
-   * @generated from field: string url = 1;
+   * @generated from field: optional string url = 1;
    */
-  url: string;
+  url?: string | undefined;
 
   /**
    * Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent.
@@ -106,7 +106,98 @@ export const ScheduleRequestInputSchema: GenMessage<ScheduleRequestInput> = /*@_
   messageDesc(file_ferry_v1_schedules, 1);
 
 /**
- * Schedule is a recurring schedule. The request definition is filled in detail reads only.
+ * ScheduleSummary is a recurring schedule as lists and changes answer it: everything but the request definition.
+ *
+ * @generated from message ferry.v1.ScheduleSummary
+ */
+export type ScheduleSummary = Message<"ferry.v1.ScheduleSummary"> & {
+  /**
+   * The schedule ID, `sch_` followed by an opaque string.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The name, 1 to 120 bytes.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * When the schedule fires.
+   *
+   * @generated from field: ferry.v1.Timing timing = 3;
+   */
+  timing?: Timing | undefined;
+
+  /**
+   * `active` or `paused`.
+   *
+   * @generated from field: ferry.v1.ScheduleStatus status = 4;
+   */
+  status: ScheduleStatus;
+
+  /**
+   * The destination URL.
+   *
+   * @generated from field: string url = 5;
+   */
+  url: string;
+
+  /**
+   * Additional retries of each created request.
+   *
+   * @generated from field: int32 retry = 6;
+   */
+  retry: number;
+
+  /**
+   * The next occurrence; absent while paused.
+   *
+   * @generated from field: google.protobuf.Timestamp next_run_at = 7;
+   */
+  nextRunAt?: Timestamp | undefined;
+
+  /**
+   * The latest occurrence.
+   *
+   * @generated from field: google.protobuf.Timestamp last_run_at = 8;
+   */
+  lastRunAt?: Timestamp | undefined;
+
+  /**
+   * What happened at the latest occurrence.
+   *
+   * @generated from field: ferry.v1.RunOutcome last_run_outcome = 9;
+   */
+  lastRunOutcome: RunOutcome;
+
+  /**
+   * When the schedule was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When the schedule last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 11;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.ScheduleSummary.
+ * Use `create(ScheduleSummarySchema)` to create a new message.
+ */
+export const ScheduleSummarySchema: GenMessage<ScheduleSummary> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedules, 2);
+
+/**
+ * Schedule is a recurring schedule with its request definition, as a detail read answers it.
  *
  * @generated from message ferry.v1.Schedule
  */
@@ -189,7 +280,7 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
   updatedAt?: Timestamp | undefined;
 
   /**
-   * The complete request definition, with header values shown as `[REDACTED]`; detail reads only.
+   * The complete request definition, with header values shown as `[REDACTED]`.
    *
    * @generated from field: ferry.v1.ScheduleRequestInput request = 12;
    */
@@ -201,7 +292,7 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
  * Use `create(ScheduleSchema)` to create a new message.
  */
 export const ScheduleSchema: GenMessage<Schedule> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 2);
+  messageDesc(file_ferry_v1_schedules, 3);
 
 /**
  * ScheduleStatus tells whether a schedule creates requests.

@@ -1,0 +1,139 @@
+import { expect } from 'vitest';
+import { AcceptRequests } from '../../src/app/accept-requests.js';
+import { AllowanceLeases } from '../../src/app/allowance-leases.js';
+import { IdempotencyGuard } from '../../src/app/idempotency-guard.js';
+import { ScheduleOccurrences } from '../../src/app/schedule-occurrences.js';
+import { systemClock, type Clock } from '../../src/domain/clock.js';
+import type { Acceptance, StoredRequest } from '../../src/domain/request.js';
+import type { SchedulePatch, StoredSchedule } from '../../src/domain/schedule/schedule.js';
+import type { Backend } from '../../src/ports/backend.js';
+import type { IdempotencyStore } from '../../src/ports/idempotency.js';
+import type { ScheduleStore } from '../../src/ports/schedules.js';
+import type { SchedulerEvent } from '../../src/workers/scheduler/events.js';
+import { ScheduleFiring } from '../../src/workers/scheduler/firing-worker.js';
+import { openTestBackend } from './deployment.js';
+
+/*
+ * Looking at a deployment's schedule occurrences behind the API: which request each occurrence made, and firing
+ * them in-process with the very parts `ferry serve` uses.
+ */
+
+/** Opens the deployment's storage for `use` and closes it again, also when `use` fails. */
+export async function withStorage<T>(dataDir: string, use: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openTestBackend(dataDir);
+  try {
+    return await use(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+/** Every request of the project's schedules, grouped by schedule ID. */
+export async function recurringRequests(backend: Backend, projectId: string): Promise<Map<string, StoredRequest[]>> {
+  const all = await backend.requests.list({ projectId, source: 'recurring', terminalCutoff: 0, limit: 10_000 });
+  const bySchedule = new Map<string, StoredRequest[]>();
+  for (const r of all) {
+    expect(r.scheduleId, `recurring request ${r.id} has no schedule`).not.toBeNull();
+    bySchedule.set(r.scheduleId!, [...(bySchedule.get(r.scheduleId!) ?? []), r]);
+  }
+  return bySchedule;
+}
+
+/**
+ * The request IDs the occurrence of `scheduleId` at `at` answered with, from its idempotency record (key
+ * `occurrence:<at>` in the schedule's scope); null when that occurrence never fired, [] while its firing is unfinished.
+ */
+export async function occurrenceRequestIds(backend: Backend, scheduleId: string, at: number): Promise<string[] | null> {
+  const record = await backend.idempotency.get(scheduleId, `occurrence:${at}`, Date.now());
+  if (record === null) return null;
+  return record.outcome === null ? [] : (JSON.parse(record.outcome) as Acceptance[]).map((a) => a.id);
+}
+
+/**
+ * Asserts that the schedule made exactly one request for each of `instants` and no other: each occurrence's record
+ * names one request, the requests are distinct, and they are all the schedule's requests in storage. Answers the
+ * request ID of each instant.
+ */
+export async function expectOneRequestPerOccurrence(
+  backend: Backend,
+  projectId: string,
+  scheduleId: string,
+  instants: readonly number[],
+): Promise<string[]> {
+  const stored = (await recurringRequests(backend, projectId)).get(scheduleId) ?? [];
+  const ids: string[] = [];
+  for (const at of instants) {
+    const named = await occurrenceRequestIds(backend, scheduleId, at);
+    expect(named, `occurrence ${new Date(at).toISOString()} of ${scheduleId}`).toHaveLength(1);
+    ids.push(named![0]!);
+  }
+  expect(new Set(ids).size, 'two occurrences named the same request').toBe(ids.length);
+  expect(stored.map((r) => r.id).sort(), `requests of schedule ${scheduleId}`).toEqual([...ids].sort());
+  return ids;
+}
+
+/** Changes a stored schedule behind the API, as a conditional write on its current version. */
+export async function rewrite(backend: Backend, projectId: string, id: string, patch: SchedulePatch): Promise<StoredSchedule> {
+  const current = await backend.schedules.get(projectId, id);
+  expect(current, `schedule ${id}`).not.toBeNull();
+  return backend.schedules.update(projectId, id, current!.version, { ...patch, updatedAt: Date.now() });
+}
+
+/**
+ * A firing worker built as `ferry serve` builds it (see `src/runtime/service.ts`), over `backend`, firing every
+ * due schedule (no shard scope). `schedules` may wrap the backend's store.
+ */
+export function firingWorker(
+  backend: Backend,
+  opts: { schedules?: ScheduleStore; clock?: Clock; onEvent?: (e: SchedulerEvent) => void } = {},
+): { worker: ScheduleFiring; allowance: AllowanceLeases } {
+  const clock = opts.clock ?? systemClock;
+  const guard = new IdempotencyGuard(backend.idempotency, clock);
+  const allowance = new AllowanceLeases(backend.usage);
+  const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock);
+  const occurrences = new ScheduleOccurrences(acceptor, backend.projects, clock);
+  const worker = new ScheduleFiring({
+    schedules: opts.schedules ?? backend.schedules,
+    fire: (schedule, at) => occurrences.fire(schedule, at),
+    clock,
+    idlePollMs: 60_000,
+    maxConcurrent: 256,
+    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+  });
+  return { worker, allowance };
+}
+
+/**
+ * Occurrences fired as `ferry serve` fires them, by a process that dies right after storing an occurrence's
+ * request: its idempotency record never gets the outcome (the write hangs forever), so the claim stays open with
+ * its plan, exactly as a SIGKILL between the two writes leaves it.
+ */
+export function diesBeforeRecording(backend: Backend): ScheduleOccurrences {
+  const s = backend.idempotency;
+  const idempotency: IdempotencyStore = {
+    claimAll: (claims, now) => s.claimAll(claims, now),
+    takeOver: (claim, staleBefore) => s.takeOver(claim, staleBefore),
+    completeAll: () => new Promise<void>(() => undefined),
+    releaseAll: (p, keys) => s.releaseAll(p, keys),
+    abandonAll: (p, keys) => s.abandonAll(p, keys),
+    get: (p, key, now) => s.get(p, key, now),
+  };
+  const guard = new IdempotencyGuard(idempotency, systemClock);
+  const acceptor = new AcceptRequests(backend.requests, new AllowanceLeases(backend.usage), guard, systemClock);
+  return new ScheduleOccurrences(acceptor, backend.projects, systemClock);
+}
+
+/** Follows a process's log and keeps the lines that report scheduler errors or missed occurrences. */
+export function schedulerLog(follow: (f: (text: string) => void) => void): { errors: string[]; missed: string[] } {
+  const seen = { errors: [] as string[], missed: [] as string[] };
+  let partial = '';
+  follow((text) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      if (line.includes('"scheduler error"')) seen.errors.push(line);
+      if (line.includes('"occurrence missed"')) seen.missed.push(line);
+    }
+  });
+  return seen;
+}
