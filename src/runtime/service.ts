@@ -7,7 +7,7 @@ import { createHttpTransport } from '../adapters/http/transport.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
-import { IdempotencyGuard } from '../app/idempotency-guard.js';
+import { DEFAULT_GUARD_TIMINGS, IdempotencyGuard } from '../app/idempotency-guard.js';
 import { ProjectAdmin } from '../app/project-admin.js';
 import { RequestCommands } from '../app/request-commands.js';
 import { RequestQueries } from '../app/request-queries.js';
@@ -38,6 +38,12 @@ export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 
 /** Occurrences fired at once by one process: enough for their storage writes to share commits. */
 const SCHEDULER_CONCURRENCY = 256;
+/**
+ * An occurrence whose key is still held (by a process that died while firing it, until the claim's lease runs
+ * out) is given up on after a second and tried again on a later look, instead of holding up the occurrences due
+ * with it for the API's ten-second wait.
+ */
+const OCCURRENCE_GUARD_TIMINGS = { ...DEFAULT_GUARD_TIMINGS, waitMs: 1_000 };
 
 /** The composition root: the only place that knows which adapters exist. */
 export async function openBackend(config: Config): Promise<Backend> {
@@ -115,7 +121,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   try {
     const place = await openPlacement();
     placement = place;
-    // Requests accepted by the API and occurrences fired by the scheduler take the same path.
+    // Requests accepted by the API and occurrences fired by the scheduler take the same path and allowance.
     const guard = new IdempotencyGuard(backend.idempotency, clock);
     allowance = new AllowanceLeases(backend.usage);
     const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
@@ -125,7 +131,9 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       engine = deliveryEngine(config, backend, transport, place, clock, hooks);
       await place.startDelivery(engine);
       engine.start();
-      scheduler = scheduleFiring(config, backend, acceptor, place, clock, hooks);
+      const occurrenceGuard = new IdempotencyGuard(backend.idempotency, clock, OCCURRENCE_GUARD_TIMINGS);
+      const occurrenceAcceptor = new AcceptRequests(backend.requests, allowance, occurrenceGuard, clock, (stored) => place.accepted(stored));
+      scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, hooks);
       scheduleWakeups = place.join(scheduler, config.delivery.idlePollMs);
       scheduler.start();
     }

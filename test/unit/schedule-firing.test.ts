@@ -342,7 +342,11 @@ describe('ScheduleFiring on the fake clock', () => {
 
     await w.advanceTo(T1 + RETRY_AFTER_FAILURE_MS);
     expect(firesOf(failing.id)).toEqual([T1, T1 + RETRY_AFTER_FAILURE_MS]);
-    await w.advanceTo(T1 + 2 * RETRY_AFTER_FAILURE_MS);
+    // A schedule that failed again waits twice as long before its next try, so one that keeps failing cannot
+    // crowd out the others.
+    await w.advanceTo(T1 + 3 * RETRY_AFTER_FAILURE_MS - 1);
+    expect(firesOf(failing.id)).toEqual([T1, T1 + RETRY_AFTER_FAILURE_MS]);
+    await w.advanceTo(T1 + 3 * RETRY_AFTER_FAILURE_MS);
     // The third try succeeds, for the same occurrence: T1 is still the latest.
     expect(w.fired.filter((f) => f.id === failing.id).map((f) => f.at)).toEqual([T1, T1, T1]);
     expect(await stored(failing.id)).toMatchObject({ nextRunAt: T1 + MINUTE, lastRunAt: T1, lastRunOutcome: 'enqueued' });

@@ -23,6 +23,14 @@ export interface ScheduleFiringOptions {
 const BATCH = 512;
 /** After a look that failed, the next one waits this long, so an outage is not met with a busy loop. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
+/**
+ * A schedule whose firing failed is left out of the looks that follow for a while, doubling from
+ * `RETRY_AFTER_FAILURE_MS` up to this: a schedule that keeps failing must not take the places of healthy ones in
+ * every look. Its occurrence stays due, so nothing is lost; it fires as soon as it succeeds.
+ */
+const MAX_BACKOFF_MS = 60_000;
+/** Most schedules kept out of looks at once; the read grows by as many, so healthy ones still fill a batch. */
+const MAX_BACKED_OFF = 4_096;
 /** A schedule whose move to its next run keeps conflicting with other changes is left for the next look. */
 const MAX_MOVE_TRIES = 5;
 
@@ -38,6 +46,8 @@ export class ScheduleFiring {
   private again = false;
   private stopped = false;
   private current: Promise<void> = Promise.resolve();
+  /** Schedules whose last firing failed: how often in a row, and when they may be tried again. */
+  private readonly backedOff = new Map<string, { failures: number; until: number }>();
 
   constructor(private readonly o: ScheduleFiringOptions) {}
 
@@ -77,7 +87,10 @@ export class ScheduleFiring {
       const now = this.o.clock.now();
       const next = await this.o.schedules.nextDueAt(scope);
       if (next === null || next > now) return this.sleep(next === null ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
-      const due = await this.o.schedules.due(now, BATCH, scope);
+      this.forgetStaleBackoffs(now);
+      const read = await this.o.schedules.due(now, BATCH + this.backedOff.size, scope);
+      const due = read.filter((s) => (this.backedOff.get(s.id)?.until ?? 0) <= now);
+      if (due.length === 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
       const failures = await this.fireAll(due);
       if (failures > 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
       // More may be due (a full batch), or the next run may be now already: look again at once.
@@ -103,14 +116,28 @@ export class ScheduleFiring {
         const schedule = due[next++]!;
         try {
           await this.fireOne(schedule);
+          this.backedOff.delete(schedule.id);
         } catch (err) {
           failures += 1;
+          this.backOff(schedule.id);
           this.emit({ type: 'scheduler_error', error: `${String(err)} (schedule ${schedule.id})` });
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.maxConcurrent, due.length) }, lane));
     return failures;
+  }
+
+  /** Entries past their wait by a whole maximum wait belong to schedules that are gone or moved on. */
+  private forgetStaleBackoffs(now: number): void {
+    for (const [id, b] of this.backedOff) if (b.until + MAX_BACKOFF_MS < now) this.backedOff.delete(id);
+  }
+
+  private backOff(id: string): void {
+    const failures = (this.backedOff.get(id)?.failures ?? 0) + 1;
+    if (!this.backedOff.has(id) && this.backedOff.size >= MAX_BACKED_OFF) return;
+    const wait = Math.min(MAX_BACKOFF_MS, RETRY_AFTER_FAILURE_MS * 2 ** (failures - 1));
+    this.backedOff.set(id, { failures, until: this.o.clock.now() + wait });
   }
 
   private async fireOne(s: StoredSchedule): Promise<void> {
