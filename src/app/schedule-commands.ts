@@ -12,14 +12,24 @@ import {
   type CreateScheduleInput,
   type UpdateScheduleInput,
 } from '../domain/validation/index.js';
-import { VersionConflict } from '../ports/requests.js';
+import type { IdempotencyStore } from '../ports/idempotency.js';
+import { VersionConflict, type RequestStore } from '../ports/requests.js';
 import type { ScheduleStore } from '../ports/schedules.js';
 import type { UsageStore } from '../ports/usage.js';
+import { cancelEnqueuedOccurrence } from './enqueued-occurrence.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { visibleSchedule } from './schedule-queries.js';
 
 export interface ScheduleCommandOptions {
   readonly allowPrivateDestinations: boolean;
+}
+
+/** What the schedule commands reach besides schedules: occurrences enqueued ahead are ordinary requests. */
+export interface ScheduleCommandStores {
+  readonly schedules: ScheduleStore;
+  readonly usage: UsageStore;
+  readonly requests: RequestStore;
+  readonly idempotency: IdempotencyStore;
 }
 
 /**
@@ -33,15 +43,20 @@ const MAX_CHANGE_TRIES = 10;
 
 /** The schedule-changing operations of the API, in the domain's terms; every protocol calls these. */
 export class ScheduleCommands {
+  private readonly schedules: ScheduleStore;
+  private readonly usage: UsageStore;
+
   constructor(
-    private readonly schedules: ScheduleStore,
-    private readonly usage: UsageStore,
+    private readonly stores: ScheduleCommandStores,
     private readonly guard: IdempotencyGuard,
     private readonly clock: Clock,
     private readonly options: ScheduleCommandOptions,
     /** Told after a schedule's next run changed, so a scheduler in this process can look at once. */
     private readonly onChanged: (schedule: StoredSchedule) => void = () => undefined,
-  ) {}
+  ) {
+    this.schedules = stores.schedules;
+    this.usage = stores.usage;
+  }
 
   /**
    * Creates an active schedule. The key is required: the same key and definition answer the same schedule, a
@@ -105,24 +120,27 @@ export class ScheduleCommands {
       if (valid.request !== undefined) patch.request = { ...valid.request, headers: valid.request.headers ?? current.request.headers };
       if (valid.timing !== undefined) {
         patch.timing = valid.timing;
-        // The next timer is replaced; a paused schedule gets one when it is resumed.
-        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, now);
+        // The next timer is replaced (after an occurrence already enqueued, which stays); a paused schedule gets
+        // one when it is resumed.
+        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, notBefore(current, now));
       }
       return patch;
     });
   }
 
-  /** Pausing a paused schedule changes nothing. */
-  pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
+  /** Pausing a paused schedule changes nothing; an occurrence enqueued ahead of its instant is cancelled. */
+  async pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
-    return this.change(project, scheduleId, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null, updatedAt: now }));
+    const paused = await this.change(project, scheduleId, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null, updatedAt: now }));
+    await cancelEnqueuedOccurrence(this.stores.idempotency, this.stores.requests, paused, now);
+    return paused;
   }
 
   /** The next occurrence after now: the time it spent paused is not caught up. Resuming an active one changes nothing. */
   resume(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
     return this.change(project, scheduleId, (current) =>
-      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, now), updatedAt: now },
+      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, notBefore(current, now)), updatedAt: now },
     );
   }
 
@@ -133,6 +151,7 @@ export class ScheduleCommands {
       throw new FerryError('NOT_FOUND', `No schedule ${JSON.stringify(scheduleId)} in this project.`);
     }
     await this.usage.release(project.id, SCHEDULE_COUNT_PERIOD, 1);
+    await cancelEnqueuedOccurrence(this.stores.idempotency, this.stores.requests, schedule, this.clock.now());
   }
 
   /** Applies the patch `decide` makes of the current schedule (null: nothing to change), again on every conflict. */
@@ -167,6 +186,11 @@ export class ScheduleCommands {
   private validation(now: number) {
     return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
   }
+}
+
+/** Occurrences are computed after now, and after one already enqueued ahead of its instant. */
+function notBefore(s: StoredSchedule, now: number): number {
+  return Math.max(now, s.lastRunAt ?? now);
 }
 
 function plannedId(recorded: string | null): string | null {

@@ -28,12 +28,15 @@ export class ScheduleOccurrences {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates the request of `schedule`'s occurrence at `at`; skipped when the monthly allowance is reached. */
+  /**
+   * Creates the request of `schedule`'s occurrence at `at`, due at that instant (scheduled for it when enqueued
+   * ahead); skipped when the monthly allowance is reached.
+   */
   async fire(schedule: StoredSchedule, at: number): Promise<RunOutcome> {
     const project = await this.project(schedule.projectId);
-    const key = { key: `occurrence:${at}`, fingerprint: fingerprint('occurrence', [schedule.id, at]), field: 'schedule' };
+    const key = { key: occurrenceKey(at), fingerprint: fingerprint('occurrence', [schedule.id, at]), field: 'schedule' };
     try {
-      await this.acceptor.accept(project, key, [occurrenceRequest(schedule)], schedule.id);
+      await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], schedule.id);
       return 'enqueued';
     } catch (err) {
       if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return 'skipped_usage_limit';
@@ -53,8 +56,13 @@ export class ScheduleOccurrences {
   }
 }
 
+/** The idempotency key of the occurrence at `at`, in the scope of its schedule's ID. */
+export function occurrenceKey(at: number): string {
+  return `occurrence:${at}`;
+}
+
 /** Every occurrence is a POST of the schedule's JSON body, with its headers and retry budget. */
-function occurrenceRequest(s: StoredSchedule): NewRequest {
+function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
   const { url, headers, body, retry } = s.request;
   return {
     definition: {
@@ -68,7 +76,7 @@ function occurrenceRequest(s: StoredSchedule): NewRequest {
       queue: DEFAULT_QUEUE,
       metadata: {},
     },
-    deliverAt: null,
+    deliverAt: at,
     source: 'recurring',
     replayedFromRequestId: null,
     scheduleId: s.id,

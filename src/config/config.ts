@@ -22,6 +22,8 @@ export interface Config {
   readonly allowPrivateDestinations: boolean;
   /** How long a verified API key is trusted before it is looked up again (so a revocation applies within it). */
   readonly authCacheMs: number;
+  /** How long before its instant a schedule's occurrence is enqueued, as a request scheduled for the instant. */
+  readonly scheduleLeadMs: number;
   /** What this process does: serve the API, deliver requests, or both. */
   readonly roles: { readonly api: boolean; readonly delivery: boolean };
   readonly delivery: DeliveryConfig;
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls: certFile && keyFile ? Object.freeze({ certFile, keyFile }) : null,
     allowPrivateDestinations: bool(env, 'FERRY_ALLOW_PRIVATE_DESTINATIONS', false),
     authCacheMs: int(env, 'FERRY_AUTH_CACHE_MS', 5000, 0, 3_600_000),
+    scheduleLeadMs: int(env, 'FERRY_SCHEDULE_LEAD_MS', 10_000, 0, 60_000),
     roles: roles(str(env, 'FERRY_ROLES', 'api,delivery')),
     delivery: Object.freeze({
       maxInFlight: int(env, 'FERRY_DELIVERY_MAX_IN_FLIGHT', 512, 1, 100_000),

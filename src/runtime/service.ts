@@ -149,7 +149,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       const wakeups = scheduleWakeups;
       const schedules = scheduleServiceImpl({
         auth,
-        commands: new ScheduleCommands(backend.schedules, backend.usage, guard, clock, options, (changed) => {
+        commands: new ScheduleCommands(backend, guard, clock, options, (changed) => {
           if (changed.nextRunAt !== null) wakeups?.stored([changed.nextRunAt]);
         }),
         queries: new ScheduleQueries(backend.schedules, clock, cursorSecret),
@@ -235,6 +235,7 @@ function scheduleFiring(
     fire: (schedule, at) => occurrences.fire(schedule, at),
     clock,
     idlePollMs: config.delivery.idlePollMs,
+    leadMs: config.scheduleLeadMs,
     maxConcurrent: SCHEDULER_CONCURRENCY,
     ...(placement.shards ? { shards: placement.shards } : {}),
     onEvent: (event) => {

@@ -26,6 +26,11 @@ describe('planFiring', () => {
     expect(planFiring(interval(60), T0 + 3 * MINUTE, T0 + 3 * MINUTE)).toEqual({ fireAt: T0 + 3 * MINUTE, nextRunAt: T0 + 4 * MINUTE });
   });
 
+  it('ahead of its instant (enqueued early): that occurrence fires, and the timer moves one period on from it', () => {
+    expect(planFiring(interval(60), T0, T0 - 10 * SECOND)).toEqual({ fireAt: T0, nextRunAt: T0 + MINUTE });
+    expect(planFiring(cron('0 * * * *'), T0, T0 - 1)).toEqual({ fireAt: T0, nextRunAt: T0 + HOUR });
+  });
+
   it('a little late (less than a period): still that occurrence, and the next one keeps its own time', () => {
     expect(planFiring(interval(60), T0, T0 + 59_999)).toEqual({ fireAt: T0, nextRunAt: T0 + MINUTE });
     expect(planFiring(interval(3600), T0, T0 + 10 * MINUTE)).toEqual({ fireAt: T0, nextRunAt: T0 + HOUR });

@@ -82,7 +82,7 @@ type Fire = (s: StoredSchedule, at: number) => Promise<RunOutcome>;
  * A worker over the embedded store, its calls to storage and to `fire` counted while under way. `settle` waits
  * until the worker sleeps on its clock: nothing under way and its next look set as a timer.
  */
-function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks = { remaining: 0 }) {
+function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks = { remaining: 0 }, leadMs = 0) {
   let underWay = 0;
   const track = <T>(call: () => Promise<T>): Promise<T> => {
     underWay += 1;
@@ -118,6 +118,7 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
       }),
     clock,
     idlePollMs: IDLE_POLL_MS,
+    leadMs,
     maxConcurrent: 8,
     onEvent: (e) => events.push(e),
   });
@@ -398,5 +399,24 @@ describe('ScheduleFiring on the fake clock', () => {
     await nextTurn();
     expect(w.fired).toHaveLength(1);
     expect(clock.timers).toBe(0);
+  });
+
+  it('with a lead, enqueues each occurrence that long before its instant, for its instant, once', async () => {
+    const clock = new FakeClock(T0);
+    const lead = 10 * SECOND;
+    const s = await aSchedule();
+    const w = firing(clock, undefined, undefined, lead);
+    await w.start();
+    expect(clock.nextAt).toBe(T1 - lead);
+    await w.advanceTo(T1 - lead - 1);
+    expect(w.fired).toEqual([]);
+    await w.advanceTo(T1 - lead);
+    expect(w.fired).toEqual([{ id: s.id, at: T1, now: T1 - lead }]);
+    // The schedule has moved past the occurrence it enqueued, and sleeps until the lead of the next one.
+    expect(await stored(s.id)).toMatchObject({ nextRunAt: T1 + MINUTE, lastRunAt: T1, lastRunOutcome: 'enqueued' });
+    expect(clock.nextAt).toBe(T1 + MINUTE - lead);
+    await w.advanceTo(T1 + MINUTE - lead);
+    expect(w.fired.map((f) => [f.at, f.now])).toEqual([[T1, T1 - lead], [T1 + MINUTE, T1 + MINUTE - lead]]);
+    expect(w.errors()).toEqual([]);
   });
 });

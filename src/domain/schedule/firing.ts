@@ -20,10 +20,12 @@ export interface FiringPlan {
 }
 
 /**
- * What a due schedule does at `now`: the most recent occurrence at or before `now` (normally the one its timer was
- * set for) fires unless it is older than `graceMs`, and the timer moves to the first occurrence after it.
+ * What a due schedule does at `now`. An occurrence still ahead (enqueued early, see the scheduler's lead) fires as
+ * it is. Otherwise the most recent occurrence at or before `now` (normally the one its timer was set for) fires
+ * unless it is older than `graceMs`. Either way the timer moves to the first occurrence after the one fired.
  */
 export function planFiring(timing: Timing, dueAt: number, now: number, graceMs = MISSED_RUN_GRACE_MS): FiringPlan {
+  if (dueAt > now) return { fireAt: dueAt, nextRunAt: nextRunAfter(timing, dueAt) };
   const latest = Math.max(dueAt, latestRunAtOrBefore(timing, now) ?? dueAt);
   return {
     fireAt: now - latest <= graceMs ? latest : null,

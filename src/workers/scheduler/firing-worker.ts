@@ -12,6 +12,12 @@ export interface ScheduleFiringOptions {
   readonly clock: Clock;
   /** Longest wait between looks at storage when no occurrence is known to be due sooner. */
   readonly idlePollMs: number;
+  /**
+   * How long before its instant an occurrence is enqueued, as a request scheduled for that instant (0: at the
+   * instant). Many schedules share instants (every minute, every hour); creating their requests ahead spreads that
+   * work before the instant, so the deliveries start on time however many there are.
+   */
+  readonly leadMs?: number;
   /** Occurrences being fired at once; each is a few storage round trips, so many at once share their commits. */
   readonly maxConcurrent: number;
   /** The shards whose schedules this worker fires, asked before every look; omitted means all of them. */
@@ -85,10 +91,11 @@ export class ScheduleFiring {
       const scope = this.o.shards?.();
       if (scope !== undefined && scope.length === 0) return this.sleep(this.o.idlePollMs);
       const now = this.o.clock.now();
+      const horizon = now + (this.o.leadMs ?? 0);
       const next = await this.o.schedules.nextDueAt(scope);
-      if (next === null || next > now) return this.sleep(next === null ? this.o.idlePollMs : Math.min(next - now, this.o.idlePollMs));
+      if (next === null || next > horizon) return this.sleep(next === null ? this.o.idlePollMs : Math.min(next - horizon, this.o.idlePollMs));
       this.forgetStaleBackoffs(now);
-      const read = await this.o.schedules.due(now, BATCH + this.backedOff.size, scope);
+      const read = await this.o.schedules.due(horizon, BATCH + this.backedOff.size, scope);
       const due = read.filter((s) => (this.backedOff.get(s.id)?.until ?? 0) <= now);
       if (due.length === 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
       const failures = await this.fireAll(due);

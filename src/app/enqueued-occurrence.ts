@@ -1,0 +1,40 @@
+import { decideCancel } from '../domain/lifecycle.js';
+import type { Acceptance } from '../domain/request.js';
+import type { StoredSchedule } from '../domain/schedule/schedule.js';
+import type { IdempotencyStore } from '../ports/idempotency.js';
+import { VersionConflict, type RequestStore } from '../ports/requests.js';
+import { occurrenceKey } from './schedule-occurrences.js';
+
+const MAX_TRIES = 5;
+
+/**
+ * Cancels the request of the schedule's occurrence that was enqueued ahead of its instant and is not due yet, if
+ * there is one: pausing or deleting a schedule stops its future occurrences, that one included. The request is
+ * found through the occurrence's idempotency record, which names it.
+ */
+export async function cancelEnqueuedOccurrence(
+  idempotency: IdempotencyStore,
+  requests: RequestStore,
+  schedule: StoredSchedule,
+  now: number,
+): Promise<void> {
+  const at = schedule.lastRunAt;
+  if (at === null || at <= now || schedule.lastRunOutcome !== 'enqueued') return;
+  const record = await idempotency.get(schedule.id, occurrenceKey(at), now);
+  if (record === null || record.outcome === null) return;
+  const [accepted] = JSON.parse(record.outcome) as Acceptance[];
+  if (accepted === undefined) return;
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const request = await requests.get(schedule.projectId, accepted.id);
+    if (request === null) return;
+    const decision = decideCancel(request, now);
+    if (decision.kind !== 'cancel_now' && decision.kind !== 'cancel_after_attempt') return;
+    if (decision.patch === null) return;
+    try {
+      await requests.update(schedule.projectId, request.id, request.version, decision.patch);
+      return;
+    } catch (err) {
+      if (!(err instanceof VersionConflict)) throw err;
+    }
+  }
+}
