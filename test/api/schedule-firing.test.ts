@@ -149,7 +149,8 @@ describe('schedule firing (delivery on)', () => {
 
   it('a paused or deleted schedule does not fire, and resuming after a missed run does not catch up', async () => {
     const { api, schedules } = await scheduleProject(f);
-    const startsAt = secondsAhead(5000);
+    // Beyond the lead (occurrences are enqueued 10 s ahead), so the pause and the delete come before anything is.
+    const startsAt = secondsAhead(15_000);
     const [pausedPath, deletedPath, probePath, laterPath] = [path(), path(), path(), path()];
     const define = (name: string, p: string, start = startsAt) => ({ name, timing: interval(60, start), request: { url: `${dest.url}${p}` } });
     const paused = await schedules.created(define('paused', pausedPath));
@@ -183,4 +184,26 @@ describe('schedule firing (delivery on)', () => {
 
     for (const id of [paused.id, probe.id]) expect((await schedules.remove(id)).status).toBe(204);
   }, 120_000);
+
+  it('a pause cancels an occurrence already enqueued ahead of its instant, and nothing is delivered', async () => {
+    const { api, schedules } = await scheduleProject(f);
+    const [p, probePath] = [path(), path()];
+    const startsAt = secondsAhead(6000);
+    const s = await schedules.created({ name: 'enqueued ahead', timing: interval(60, startsAt), request: { url: `${dest.url}${p}` } });
+    // Within the lead: the occurrence is enqueued at once, as a request scheduled for its instant.
+    const enqueued = await afterRun(schedules, s.id, 30_000);
+    expect(enqueued).toMatchObject({ last_run_outcome: 'enqueued' });
+    expect(at(enqueued.last_run_at)).toBe(Date.parse(startsAt));
+    const [request] = (await recurring(api)).filter((r) => r.schedule_id === s.id);
+    const ahead = await api.call<{ status: string; scheduled_at: string }>('GET', `/requests/${request!.id}`);
+    expect(ahead.body.data).toMatchObject({ status: 'scheduled', scheduled_at: new Date(Date.parse(startsAt)).toISOString() });
+
+    expect((await schedules.pause(s.id)).status).toBe(200);
+    expect((await api.call<{ status: string }>('GET', `/requests/${request!.id}`)).body.data.status).toBe('cancelled');
+    // A request due a second after the instant: once it has arrived, the occurrence would have too.
+    expect((await api.send({ url: `${dest.url}${probePath}`, deliver_at: iso(Date.parse(startsAt) + 1000) })).status).toBe(202);
+    await dest.waitForRequests(probePath, 1, 30_000);
+    expect(dest.requestsTo(p)).toEqual([]);
+    expect((await schedules.remove(s.id)).status).toBe(204);
+  }, 60_000);
 });
