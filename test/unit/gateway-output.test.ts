@@ -56,26 +56,35 @@ describe('gateway response bodies', () => {
   });
 
   it('writes unspecified enums as null and Values as plain JSON', async () => {
-    h.reply('listSchedules', () => ({
-      schedules: [
-        {
-          id: 'sch_1', name: 'n', status: ScheduleStatus.PAUSED, url: 'u', retry: 1, lastRunOutcome: RunOutcome.UNSPECIFIED,
-          timing: { type: 'cron', expression: '* * * * *', timezone: 'UTC' },
-          request: {
-            url: 'u', headers: {}, retry: 1,
-            body: { kind: { case: 'structValue', value: { fields: { a: { kind: { case: 'listValue', value: { values: [{ kind: { case: 'numberValue', value: 1.5 } }, { kind: { case: 'nullValue', value: 0 } }] } } } } } } },
-          },
+    h.reply('getSchedule', () => ({
+      schedule: {
+        id: 'sch_1', name: 'n', status: ScheduleStatus.PAUSED, url: 'u', retry: 1, lastRunOutcome: RunOutcome.UNSPECIFIED,
+        timing: { type: 'cron', expression: '* * * * *', timezone: 'UTC' },
+        request: {
+          url: 'u', headers: {}, retry: 1,
+          body: { kind: { case: 'structValue', value: { fields: { a: { kind: { case: 'listValue', value: { values: [{ kind: { case: 'numberValue', value: 1.5 } }, { kind: { case: 'nullValue', value: 0 } }] } } } } } } },
         },
-        { id: 'sch_2', status: ScheduleStatus.ACTIVE, lastRunOutcome: RunOutcome.SKIPPED_USAGE_LIMIT },
-      ],
+      },
     }));
-    const res = await call(h, 'GET', '/schedules');
-    expect(res.body.data[0]).toMatchObject({
+    const detail = await call(h, 'GET', '/schedules/sch_1');
+    expect(detail.body.data).toMatchObject({
       status: 'paused', last_run_outcome: null, next_run_at: null,
       timing: { type: 'cron', expression: '* * * * *', timezone: 'UTC', every_seconds: null, starts_at: null },
       request: { url: 'u', body: { a: [1.5, null] }, headers: {}, retry: 1 },
     });
-    expect(res.body.data[1]).toMatchObject({ status: 'active', last_run_outcome: 'skipped_usage_limit', timing: null, request: null });
+    h.reply('listSchedules', () => ({ schedules: [{ id: 'sch_2', status: ScheduleStatus.ACTIVE, lastRunOutcome: RunOutcome.SKIPPED_USAGE_LIMIT }] }));
+    const list = await call(h, 'GET', '/schedules');
+    // Summaries carry no request definition at all; an unset message field is null.
+    expect(list.body.data[0]).toMatchObject({ status: 'active', last_run_outcome: 'skipped_usage_limit', timing: null });
+    expect(list.body.data[0]).not.toHaveProperty('request');
+    expect(list.body.meta).toBeNull();
+  });
+
+  it('writes the response_meta field as the envelope meta when it is set', async () => {
+    h.reply('listSchedules', () => ({ schedules: [], page: { nextCursor: 'c1' } }));
+    expect((await call(h, 'GET', '/schedules?limit=1')).body).toMatchObject({ data: [], meta: { next_cursor: 'c1' } });
+    h.reply('listSchedules', () => ({ schedules: [], page: {} }));
+    expect((await call(h, 'GET', '/schedules?limit=1')).body).toMatchObject({ data: [], meta: { next_cursor: null } });
   });
 
   it('writes the batch response as the whole message, with lists of acceptances', async () => {
