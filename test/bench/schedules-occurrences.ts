@@ -1,0 +1,199 @@
+/**
+ * What storage holds after a schedule benchmark run, and what it says: every (schedule, instant) of the measured
+ * minutes must have exactly one request, and the lateness of its creation, claim, first attempt and arrival.
+ */
+import type { OccurrenceArrival } from './schedule-receiver.js';
+import { MINUTE, stats, type Stats } from './schedules-measure.js';
+
+/** One request of an occurrence as stored, with the instant its idempotency record names. */
+export interface StoredOccurrence {
+  requestId: string;
+  scheduleId: string | null;
+  createdAt: number;
+  status: string;
+  /** When delivery claimed it (the request's started_at) and when its first attempt started. */
+  startedAt: number | null;
+  firstAttemptAt: number | null;
+  /** From the idempotency record `occurrence:<instant>` in the schedule's scope that names this request. */
+  at: number | null;
+}
+
+export interface OccurrenceKey {
+  scheduleId: string;
+  at: number;
+  requestIds: string[];
+  /** The claim was never completed (no outcome recorded). */
+  open: boolean;
+}
+
+/** Everything read back from storage once the service stopped. */
+export interface Stored {
+  occurrences: StoredOccurrence[];
+  keys: OccurrenceKey[];
+  /** Schedules by their last_run_outcome ('none' when never run). */
+  schedules: Map<string, number>;
+}
+
+export function occurrenceKey(scheduleId: string, key: string, outcome: string | null): OccurrenceKey | null {
+  if (!key.startsWith('occurrence:')) return null;
+  const at = Number(key.slice('occurrence:'.length));
+  let requestIds: string[] = [];
+  if (outcome !== null) {
+    try {
+      requestIds = (JSON.parse(outcome) as Array<{ id: string }>).map((a) => a.id);
+    } catch {
+      requestIds = [];
+    }
+  }
+  return { scheduleId, at, requestIds, open: outcome === null };
+}
+
+export function joinOccurrences(
+  requests: Array<Omit<StoredOccurrence, 'at'>>,
+  keys: OccurrenceKey[],
+): { occurrences: StoredOccurrence[]; keys: OccurrenceKey[] } {
+  const atOf = new Map<string, number>();
+  for (const k of keys) for (const id of k.requestIds) atOf.set(id, k.at);
+  return { occurrences: requests.map((r) => ({ ...r, at: atOf.get(r.requestId) ?? null })), keys };
+}
+
+/** The measured occurrences: schedule i fires at firstBoundary + offsetOf(i) + k minutes, k < minutes. */
+export interface MeasuredRun {
+  /** Schedule IDs in creation order. */
+  ids: readonly string[];
+  firstBoundary: number;
+  minutes: number;
+  offsetOf(i: number): number;
+  /** How long before its instant the service enqueues an occurrence. */
+  scheduleLeadMs: number;
+}
+
+export interface Analysis {
+  expected: number;
+  found: number;
+  missing: Array<{ scheduleId: string; at: number }>;
+  duplicates: Array<{ scheduleId: string; at: number; requests: string[] }>;
+  /** Requests beyond one per schedule and expected creation minute (see `analyse`). */
+  duplicatesByCreatedMinute: number;
+  unexpectedInWindow: number;
+  orphans: number;
+  openClaims: number;
+  notSucceeded: Map<string, number>;
+  /** created_at − instant: negative when the request was created ahead of its instant. */
+  creation: Stats;
+  creationPerMinute: Stats[];
+  /** The request's started_at (claimed by delivery) and its first attempt's start, − instant. */
+  claim: Stats;
+  firstAttempt: Stats;
+  /** First arrival at the destination − instant. */
+  delivery: Stats;
+  deliveryPerMinute: Stats[];
+  notDelivered: number;
+  duplicateDeliveries: number;
+  headerMismatches: number;
+  scheduleOutcomes: Map<string, number>;
+}
+
+export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly OccurrenceArrival[]): Analysis {
+  const { ids, firstBoundary, minutes, offsetOf, scheduleLeadMs } = run;
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const expectedAt = (i: number, k: number) => firstBoundary + offsetOf(i) + k * MINUTE;
+  const windowEnd = firstBoundary + minutes * MINUTE;
+  // The instant a request was most likely created for: it is created at (instant − lead) or after, within a
+  // minute. With no lead this is the minute of created_at (for cron).
+  const instantCreatedFor = (createdAt: number, i: number) =>
+    Math.floor((createdAt + scheduleLeadMs - offsetOf(i)) / MINUTE) * MINUTE + offsetOf(i);
+
+  // ---- exactly once: one request per (schedule, instant) of the measured minutes
+  const byOccurrence = new Map<string, StoredOccurrence[]>();
+  let unexpectedInWindow = 0;
+  let orphans = 0;
+  const byCreatedMinute = new Map<string, number>();
+  for (const o of stored.occurrences) {
+    if (o.scheduleId === null || !index.has(o.scheduleId)) continue;
+    const i = index.get(o.scheduleId)!;
+    if (o.at === null) orphans++;
+    const at = o.at ?? instantCreatedFor(o.createdAt, i);
+    if (at < firstBoundary || at >= windowEnd) continue;
+    if ((at - firstBoundary - offsetOf(i)) % MINUTE !== 0) {
+      unexpectedInWindow++;
+      continue;
+    }
+    const key = `${o.scheduleId}@${at}`;
+    const list = byOccurrence.get(key) ?? [];
+    list.push(o);
+    byOccurrence.set(key, list);
+    // Independent of the idempotency records: per schedule, one request per minute of (created_at + lead).
+    const minuteKey = `${o.scheduleId}@${instantCreatedFor(o.createdAt, i)}`;
+    byCreatedMinute.set(minuteKey, (byCreatedMinute.get(minuteKey) ?? 0) + 1);
+  }
+  const missing: Analysis['missing'] = [];
+  const duplicates: Analysis['duplicates'] = [];
+  const creation: number[] = [];
+  const claim: number[] = [];
+  const firstAttempt: number[] = [];
+  const creationPerMinute: number[][] = Array.from({ length: minutes }, () => []);
+  const instantOf = new Map<string, { at: number; minute: number; scheduleId: string }>();
+  const notSucceeded = new Map<string, number>();
+  ids.forEach((id, i) => {
+    for (let k = 0; k < minutes; k++) {
+      const at = expectedAt(i, k);
+      const list = byOccurrence.get(`${id}@${at}`) ?? [];
+      if (list.length === 0) {
+        missing.push({ scheduleId: id, at });
+        continue;
+      }
+      if (list.length > 1) duplicates.push({ scheduleId: id, at, requests: list.map((o) => o.requestId) });
+      const first = list.reduce((a, b) => (a.createdAt <= b.createdAt ? a : b));
+      creation.push(first.createdAt - at);
+      if (first.startedAt !== null) claim.push(first.startedAt - at);
+      if (first.firstAttemptAt !== null) firstAttempt.push(first.firstAttemptAt - at);
+      creationPerMinute[k]!.push(first.createdAt - at);
+      for (const o of list) {
+        instantOf.set(o.requestId, { at, minute: k, scheduleId: id });
+        if (o.status !== 'succeeded') notSucceeded.set(o.status, (notSucceeded.get(o.status) ?? 0) + 1);
+      }
+    }
+  });
+  const duplicatesByCreatedMinute = [...byCreatedMinute.values()].reduce((a, n) => a + Math.max(0, n - 1), 0);
+
+  // ---- delivery: first arrival of each measured occurrence's request
+  const delivery: number[] = [];
+  const deliveryPerMinute: number[][] = Array.from({ length: minutes }, () => []);
+  const seen = new Set<string>();
+  let duplicateDeliveries = 0;
+  let headerMismatches = 0;
+  for (const a of arrivals) {
+    const o = a.requestId === undefined ? undefined : instantOf.get(a.requestId);
+    if (o === undefined) continue;
+    if (a.scheduleId !== o.scheduleId) headerMismatches++;
+    if (seen.has(a.requestId!)) {
+      duplicateDeliveries++;
+      continue;
+    }
+    seen.add(a.requestId!);
+    delivery.push(a.receivedAt - o.at);
+    deliveryPerMinute[o.minute]!.push(a.receivedAt - o.at);
+  }
+  return {
+    expected: ids.length * minutes,
+    found: byOccurrence.size,
+    missing,
+    duplicates,
+    duplicatesByCreatedMinute,
+    unexpectedInWindow,
+    orphans,
+    openClaims: stored.keys.filter((k) => k.open && k.at >= firstBoundary && k.at < windowEnd).length,
+    notSucceeded,
+    creation: stats(creation),
+    creationPerMinute: creationPerMinute.map(stats),
+    claim: stats(claim),
+    firstAttempt: stats(firstAttempt),
+    delivery: stats(delivery),
+    deliveryPerMinute: deliveryPerMinute.map(stats),
+    notDelivered: instantOf.size - seen.size,
+    duplicateDeliveries,
+    headerMismatches,
+    scheduleOutcomes: stored.schedules,
+  };
+}
