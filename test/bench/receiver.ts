@@ -3,10 +3,11 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { sharedSelfSignedCertificate, type TestCertificate } from '../support/certs.js';
 
-/** What a benchmark needs to know of a call: where it went, which request it was, and when it arrived. */
+/** What a benchmark needs to know of a call: where it went, which request (and schedule) it was, when it arrived. */
 export interface Arrival {
   readonly path: string;
   readonly requestId: string | undefined;
+  readonly scheduleId: string | undefined;
   readonly receivedAt: number;
 }
 
@@ -16,7 +17,13 @@ export interface Receiver {
   readonly cert: TestCertificate['cert'];
   readonly arrivals: Arrival[];
   arrivalsAt(path: string): Arrival[];
+  /** Arrivals so far. */
+  count(): number;
   close(): Promise<void>;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
@@ -30,8 +37,8 @@ export async function startReceiver(): Promise<Receiver> {
   const arrivals: Arrival[] = [];
   const server: Server = createServer({ key: readFileSync(certificate.keyFile), cert: certificate.cert }, (req, res) => {
     const receivedAt = Date.now();
-    const id = req.headers['service-request-id'] as string | string[] | undefined;
-    arrivals.push({ path: (req.url ?? '').split('?')[0]!, requestId: typeof id === 'string' ? id : undefined, receivedAt });
+    const path = (req.url ?? '').split('?')[0]!;
+    arrivals.push({ path, requestId: header(req.headers['service-request-id']), scheduleId: header(req.headers['service-schedule-id']), receivedAt });
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-length': '0' }).end());
   });
@@ -45,6 +52,7 @@ export async function startReceiver(): Promise<Receiver> {
     cert: certificate.cert,
     arrivals,
     arrivalsAt: (path) => arrivals.filter((a) => a.path === path),
+    count: () => arrivals.length,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

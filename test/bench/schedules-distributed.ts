@@ -11,7 +11,7 @@ import { backendEnv, dropDeployments } from '../support/deployment.js';
 import { createProject } from '../support/ferry-process.js';
 import { infra } from '../support/infra.js';
 import * as dc from './distributed-cluster.js';
-import { startOccurrenceReceiver } from './schedule-receiver.js';
+import { startReceiver } from './receiver.js';
 import { firing, type FiringResult } from './schedules-firing.js';
 import { ferryEnv, followLog, type BenchOptions } from './schedules-measure.js';
 import { joinOccurrences, occurrenceKey, type Stored, type StoredOccurrence } from './schedules-occurrences.js';
@@ -65,7 +65,7 @@ async function readKeyspace(keyspace: string): Promise<Stored> {
 
 export async function distributed(opts: BenchOptions): Promise<FiringResult> {
   await dc.assertInfra();
-  const dest = await startOccurrenceReceiver();
+  const dest = await startReceiver();
   const storageMeter = await dc.StorageMeter.open();
   const cluster = await dc.startCluster(1, ferryEnv(dest.certFile, opts));
   let stopped = false;

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { Api } from '../support/api-client.js';
 import { createProject, startFerry } from '../support/ferry-process.js';
 import { cpuMeter } from './cpu-meter.js';
-import { startOccurrenceReceiver } from './schedule-receiver.js';
+import { startReceiver } from './receiver.js';
 import { firing, type FiringResult } from './schedules-firing.js';
 import { ferryEnv, followLog, type BenchOptions } from './schedules-measure.js';
 import { joinOccurrences, occurrenceKey, type Stored } from './schedules-occurrences.js';
@@ -53,7 +53,7 @@ function readEmbedded(dataDir: string): Stored {
 }
 
 export async function embedded(opts: BenchOptions): Promise<FiringResult> {
-  const dest = await startOccurrenceReceiver();
+  const dest = await startReceiver();
   const ferry = await startFerry({ env: ferryEnv(dest.certFile, opts) });
   let stopped = false;
   try {

@@ -6,7 +6,7 @@
 import type { Api } from '../support/api-client.js';
 import type { FerryProcess } from '../support/ferry-process.js';
 import { formatCpu, type CpuUse } from './cpu-meter.js';
-import type { OccurrenceReceiver } from './schedule-receiver.js';
+import type { Receiver } from './receiver.js';
 import { ceilMinute, forEachBounded, iso, memoryOf, MINUTE, rssSampler, sleep, sleepUntil, type BenchOptions, type LogCounts } from './schedules-measure.js';
 import { analyse, type Analysis, type Stored } from './schedules-occurrences.js';
 import { formatThreads, threadMeter, type ThreadUse } from './thread-meter.js';
@@ -86,7 +86,7 @@ export interface FiringResult extends Analysis {
 
 export interface Deployment {
   api: Api;
-  dest: OccurrenceReceiver;
+  dest: Receiver;
   ferry: FerryProcess;
   log: LogCounts;
   meter(): { stop(): CpuUse };

@@ -5,7 +5,7 @@
 import { Api } from '../support/api-client.js';
 import { createProject, startFerry } from '../support/ferry-process.js';
 import { cpuMeter } from './cpu-meter.js';
-import { startOccurrenceReceiver } from './schedule-receiver.js';
+import { startReceiver } from './receiver.js';
 import { createSchedules } from './schedules-firing.js';
 import { cpuMs, ferryEnv, followLog, forEachBounded, formatLog, memoryOf, sleep, type BenchOptions } from './schedules-measure.js';
 import { threadMeter } from './thread-meter.js';
@@ -22,7 +22,7 @@ function zoneAwayFrom3am(hours: number): string {
 
 export async function idle(opts: BenchOptions): Promise<void> {
   const { scheduleCount, concurrency } = opts;
-  const dest = await startOccurrenceReceiver();
+  const dest = await startReceiver();
   const ferry = await startFerry({ env: ferryEnv(dest.certFile, opts) });
   try {
     const log = followLog(ferry);

@@ -2,7 +2,7 @@
  * What storage holds after a schedule benchmark run, and what it says: every (schedule, instant) of the measured
  * minutes must have exactly one request, and the lateness of its creation, claim, first attempt and arrival.
  */
-import type { OccurrenceArrival } from './schedule-receiver.js';
+import type { Arrival } from './receiver.js';
 import { MINUTE, stats, type Stats } from './schedules-measure.js';
 
 /** One request of an occurrence as stored, with the instant its idempotency record names. */
@@ -94,7 +94,7 @@ export interface Analysis {
   scheduleOutcomes: Map<string, number>;
 }
 
-export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly OccurrenceArrival[]): Analysis {
+export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arrival[]): Analysis {
   const { ids, firstBoundary, minutes, offsetOf, scheduleLeadMs } = run;
   const index = new Map(ids.map((id, i) => [id, i]));
   const expectedAt = (i: number, k: number) => firstBoundary + offsetOf(i) + k * MINUTE;

@@ -1,5 +1,5 @@
 /**
- * Recurring schedules against a real `ferry serve`, destination on loopback (HTTPS, `schedule-receiver.ts`):
+ * Recurring schedules against a real `ferry serve`, destination on loopback (HTTPS, `receiver.ts`):
  *
  *  - `--mode embedded` (default, `schedules-embedded.ts`): `--schedules` (10,000) active schedules firing every
  *    minute, cron `* * * * *` in UTC (all at the minute boundary, the hard case) or `--timing interval` (every
