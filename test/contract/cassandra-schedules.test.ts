@@ -1,24 +1,21 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { SCAN_FLOORS } from '../../src/adapters/cassandra/schedules/floors.js';
 import { CassandraScheduleStore } from '../../src/adapters/cassandra/schedules/store.js';
 import { BUCKET_MS, bucketOf } from '../../src/adapters/cassandra/schedules/timers.js';
-import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { systemClock, type Clock } from '../../src/domain/clock.js';
 import { shardOf } from '../../src/domain/shards.js';
 import { clockAt } from '../support/fake-clock.js';
 import { infra } from '../support/infra.js';
 import { PROJECT_A, aSchedule, nextScheduleId, useBackend } from './suite/harness.js';
+import { ReusedKeyspaces } from './suite/scratch-cassandra.js';
 
 const SHARDS = 8;
 const MINUTE = 60_000;
 
 // What the schedule port does not show on Cassandra (the port's own suite runs in cassandra.test.ts): the
 // backend's other stores as they are, its `schedules` built here on the backend's session with the test's clock. Keyspaces are reused between tests (emptied on close), as in cassandra.test.ts.
-const run = `${process.pid}_${Date.now().toString(36)}`;
-let keyspaces = 0;
-const created: string[] = [];
-const idle: string[] = [];
+const keyspaces = new ReusedKeyspaces('ferry_cs');
 
 const connection = (keyspace: string) => ({ ...infra.cassandra.connection(keyspace), shardCount: SHARDS });
 
@@ -26,44 +23,20 @@ interface ScheduleBackend extends CassandraBackend {
   readonly schedules: CassandraScheduleStore;
 }
 
-async function emptyKeyspace(backend: CassandraBackend): Promise<void> {
-  const ks = backend.session.keyspace;
-  const tables = await backend.session.read('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], 'listing');
-  for (const row of tables.rows) {
-    const table = String(row['table_name']);
-    if (table !== 'schema_migrations') await backend.session.execute(`TRUNCATE ${ks}.${table}`, [], 'emptying a test table');
-  }
-}
-
 async function openBackend(clock: Clock = systemClock): Promise<ScheduleBackend> {
-  let keyspace = idle.pop();
-  const migrate = keyspace === undefined;
-  if (keyspace === undefined) {
-    keyspace = `ferry_cs_${run}_${++keyspaces}`;
-    created.push(keyspace);
-  }
-  const backend = await openCassandraBackend({ ...connection(keyspace), migrate });
+  const reused = keyspaces.reuse();
+  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh()), migrate: reused === undefined });
   const schedules = new CassandraScheduleStore(backend.session, { shardCount: SHARDS, clock });
   return {
     ...backend,
     schedules,
     close: async () => {
       await schedules.close();
-      await emptyKeyspace(backend);
+      await keyspaces.release(backend);
       await backend.close();
-      idle.push(keyspace);
     },
   };
 }
-
-afterAll(async () => {
-  const session = await CassandraSession.connect(connection('system'));
-  try {
-    for (const ks of created) await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping a test keyspace');
-  } finally {
-    await session.close();
-  }
-}, 120_000);
 
 /** Rows of the timer tables, for what the port does not show. */
 async function timerRows(b: CassandraBackend): Promise<{ timers: string[]; buckets: string[]; entries: string[] }> {

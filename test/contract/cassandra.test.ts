@@ -1,13 +1,10 @@
-import { afterAll } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
-import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { infra } from '../support/infra.js';
 import { describeBackendContracts } from './suite/all.js';
+import { ReusedKeyspaces } from './suite/scratch-cassandra.js';
 
-// Every test gets a keyspace of its own: the ports promise fresh, empty storage, and claims span all projects.
-const run = `${process.pid}_${Date.now().toString(36)}`;
-let keyspaces = 0;
-const created: string[] = [];
+// Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
+const keyspaces = new ReusedKeyspaces('ferry_ct');
 
 const connection = (keyspace: string) => ({
   ...infra.cassandra.connection(keyspace),
@@ -16,39 +13,19 @@ const connection = (keyspace: string) => ({
   claimStoredAfterMs: 0,
 });
 
-const freshKeyspace = () => {
-  const name = `ferry_ct_${run}_${++keyspaces}`;
-  created.push(name);
-  return name;
-};
-
-// Keyspaces are reused: emptied when a test closes its backend, then handed to the next test. Creating one per
-// test would leave hundreds of tables, and each costs the node heap.
-const idle: string[] = [];
-
-async function emptyKeyspace(backend: CassandraBackend): Promise<void> {
-  const ks = backend.session.keyspace;
-  const tables = await backend.session.read('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], 'listing');
-  for (const row of tables.rows) {
-    const table = String(row['table_name']);
-    if (table !== 'schema_migrations') await backend.session.execute(`TRUNCATE ${ks}.${table}`, [], 'emptying a test table');
-  }
-}
-
 const makeBackend = async (): Promise<CassandraBackend> => {
-  const reused = idle.pop();
-  const backend = await openCassandraBackend({ ...connection(reused ?? freshKeyspace()), migrate: reused === undefined });
+  const reused = keyspaces.reuse();
+  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh()), migrate: reused === undefined });
   return {
     ...backend,
     close: async () => {
-      await emptyKeyspace(backend);
+      await keyspaces.release(backend);
       await backend.close();
-      idle.push(backend.session.keyspace);
     },
   };
 };
 const makeStorage = async () => {
-  const keyspace = freshKeyspace();
+  const keyspace = keyspaces.fresh();
   let first = true;
   return {
     open: async () => {
@@ -58,14 +35,5 @@ const makeStorage = async () => {
     },
   };
 };
-
-afterAll(async () => {
-  const session = await CassandraSession.connect(connection('system'));
-  try {
-    for (const ks of created) await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping a test keyspace');
-  } finally {
-    await session.close();
-  }
-}, 120_000);
 
 describeBackendContracts(makeBackend, makeStorage);

@@ -5,9 +5,6 @@ export type ScheduleStatus = 'active' | 'paused';
 /** What the latest occurrence did: created a request, or was skipped because the monthly allowance was reached. */
 export type RunOutcome = 'enqueued' | 'skipped_usage_limit';
 
-export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused'];
-export const RUN_OUTCOMES: readonly RunOutcome[] = ['enqueued', 'skipped_usage_limit'];
-
 /** The request every occurrence creates: always POST, the body as application/json. */
 export interface ScheduleRequest {
   readonly url: string;

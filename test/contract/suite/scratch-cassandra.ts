@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../../src/adapters/cassandra/backend.js';
+import { CassandraSession } from '../../../src/adapters/cassandra/session.js';
 import { infra } from '../../support/infra.js';
 
 /**
@@ -21,4 +22,49 @@ export function scratchCassandraBackend(name: string, shardCount: number, claimS
     if (backend === undefined) throw new Error('The scratch backend is opened in beforeAll.');
     return backend;
   };
+}
+
+/**
+ * Keyspaces named for this test file and reused between its tests: emptied when a test is done with one, dropped
+ * after the file. Creating one per test would leave hundreds of tables, and each costs the node heap.
+ */
+export class ReusedKeyspaces {
+  private readonly run = `${process.pid}_${Date.now().toString(36)}`;
+  private readonly created: string[] = [];
+  private readonly idle: string[] = [];
+  private count = 0;
+
+  constructor(private readonly prefix: string) {
+    afterAll(async () => {
+      const session = await CassandraSession.connect({ ...infra.cassandra.connection('system') });
+      try {
+        for (const ks of this.created) await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping a test keyspace');
+      } finally {
+        await session.close();
+      }
+    }, 120_000);
+  }
+
+  /** A keyspace never used before (to be migrated). */
+  fresh(): string {
+    const name = `${this.prefix}_${this.run}_${++this.count}`;
+    this.created.push(name);
+    return name;
+  }
+
+  /** An emptied keyspace of an earlier test (already migrated), or undefined. */
+  reuse(): string | undefined {
+    return this.idle.pop();
+  }
+
+  /** Empties the backend's keyspace for the next test. */
+  async release(backend: CassandraBackend): Promise<void> {
+    const ks = backend.session.keyspace;
+    const tables = await backend.session.read('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], 'listing');
+    for (const row of tables.rows) {
+      const table = String(row['table_name']);
+      if (table !== 'schema_migrations') await backend.session.execute(`TRUNCATE ${ks}.${table}`, [], 'emptying a test table');
+    }
+    this.idle.push(ks);
+  }
 }
