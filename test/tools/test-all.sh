@@ -12,6 +12,9 @@ npm run --silent build
 step "generated code is up to date"
 bash test/tools/check-generated.sh
 
+step "the lock file is what npm install writes"
+bash test/tools/check-lockfile.sh
+
 step "typecheck"
 npx tsc -p tsconfig.json --noEmit
 
