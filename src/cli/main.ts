@@ -1,145 +1,128 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
+import { closestMatch } from '../config/edit-distance.js';
 import { FerryError } from '../domain/errors.js';
-import { log } from '../runtime/log.js';
-import { migrateStorage, openBackend, projectAdmin, startService } from '../runtime/service.js';
-import { intOption, parseOptions, requiredOption, UsageError } from './args.js';
+import { StorageUnavailable } from '../ports/errors.js';
+import { ADMIN_COMMANDS } from './admin-commands.js';
+import { commandName, parseCommandArgs, usageOf, UsageError, type Command } from './args.js';
+import { INFO_COMMANDS } from './info-commands.js';
+import { CliFailure } from './output.js';
+import { serveCommand } from './serve-command.js';
 
-const USAGE = `Usage:
-  ferry serve                               start the service (configuration from FERRY_* variables)
-  ferry migrate                             create or upgrade the storage schema
-  ferry project create --name NAME [--monthly-allowance N] [--schedule-allowance N] [--retention-days N]
-  ferry key create --project PROJECT_ID     issue another API key for a project
-  ferry key revoke --key API_KEY_OR_KEY_ID  revoke an API key
-  ferry signing-secret rotate --project PROJECT_ID [--overlap-hours N]
-                                            make a new delivery signing secret current (old ones sign for N hours, default 24)`;
+// Exit codes: 0 done; 1 the command failed (storage, a data directory in use, a port taken, a domain error);
+// 2 the command line or the configuration is wrong, and nothing was done.
 
-async function main(argv: readonly string[]): Promise<number> {
-  const [command, sub] = argv;
-  const config = loadConfig();
-  switch (command) {
-    case 'serve':
-      return serve(config);
-    case 'migrate': {
-      await migrateStorage(config);
-      print({ migrated: true });
+const helpCommand: Command = {
+  words: ['help'],
+  summary: 'print the usage of Ferry or of one command',
+  options: [],
+  positionals: '[COMMAND...]',
+  async run(args) {
+    const words = args.positionals;
+    if (words.length === 0) {
+      process.stdout.write(`${overview()}\n`);
       return 0;
     }
-    case 'project':
-      if (sub !== 'create') break;
-      return withAdmin(config, async (admin) => {
-        const o = parseOptions(argv.slice(2));
-        const { project, apiKey, signingSecret } = await admin.createProject({
-          name: requiredOption(o, 'name'),
-          monthlyAllowance: intOption(o, 'monthly-allowance'),
-          scheduleAllowance: intOption(o, 'schedule-allowance'),
-          retentionDays: intOption(o, 'retention-days'),
-        });
-        print({
-          project_id: project.id,
-          name: project.name,
-          monthly_allowance: project.monthlyAllowance,
-          schedule_allowance: project.scheduleAllowance,
-          retention_days: project.retentionDays,
-          api_key: apiKey,
-          signing_secret: signingSecret,
-        });
-      });
-    case 'key': {
-      const o = parseOptions(argv.slice(2));
-      if (sub === 'create') {
-        return withAdmin(config, async (admin) => {
-          const projectId = requiredOption(o, 'project');
-          print({ project_id: projectId, api_key: await admin.createKey(projectId) });
-        });
-      }
-      if (sub === 'revoke') {
-        return withAdmin(config, async (admin) => print({ revoked_key_id: await admin.revokeKey(requiredOption(o, 'key')) }));
-      }
-      break;
-    }
-    case 'signing-secret': {
-      if (sub !== 'rotate') break;
-      const o = parseOptions(argv.slice(2));
-      return withAdmin(config, async (admin) => {
-        const projectId = requiredOption(o, 'project');
-        const hours = intOption(o, 'overlap-hours') ?? 24;
-        const secret = await admin.rotateSigningSecret(projectId, hours * 3_600_000);
-        print({ project_id: projectId, signing_secret: secret, previous_secrets_sign_for_hours: hours });
-      });
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
-  }
-  throw new UsageError(`Unknown command: ${argv.join(' ')}`);
-}
-
-async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
-  // Signals are caught from the first moment: one that arrives while starting stops the service once started.
-  let signalled: string | null = null;
-  let onSignal: (signal: string) => void = (signal) => {
-    signalled = signal;
-  };
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
-
-  const service = await startService(config);
-  log('info', service.server ? 'listening' : 'started', {
-    host: config.host,
-    http_port: service.server?.httpPort ?? null,
-    grpc_port: service.server?.grpcPort ?? null,
-    tls: config.tls !== null,
-    roles: Object.entries(config.roles).flatMap(([role, on]) => (on ? [role] : [])),
-    backend: config.backend,
-    ...(config.distributed ? { shards: config.distributed.shards } : { data_dir: config.dataDir }),
-  });
-  return new Promise<number>((resolve) => {
-    onSignal = (signal) => {
-      log('info', 'stopping', { signal });
-      service.stop().then(
-        () => resolve(0),
-        (err: unknown) => {
-          log('error', 'stop failed', { error: String(err) });
-          resolve(1);
-        },
-      );
-    };
-    if (signalled !== null) onSignal(signalled);
-  });
-}
-
-async function withAdmin(
-  config: ReturnType<typeof loadConfig>,
-  work: (admin: ReturnType<typeof projectAdmin>) => Promise<void>,
-): Promise<number> {
-  const backend = await openBackend(config);
-  try {
-    await work(projectAdmin(backend));
+    const found = findCommand(words);
+    if (found.rest.length > 0) throw new UsageError(`unknown command '${words.join(' ')}'`, '');
+    process.stdout.write(`${found.command === null ? groupUsage(found.group) : usageOf(found.command)}\n`);
     return 0;
-  } finally {
-    await backend.close();
-  }
+  },
+};
+
+const COMMANDS: readonly Command[] = [serveCommand, ...ADMIN_COMMANDS, ...INFO_COMMANDS, helpCommand];
+
+function overview(): string {
+  const lines = COMMANDS.map((c) => `  ${[...c.words, ...(c.positionals ? [c.positionals] : [])].join(' ').padEnd(24)} ${c.summary}`);
+  return [
+    'Usage: ferry <command> [options]',
+    '',
+    'Ferry, a durable HTTP delivery and scheduling service. Configuration comes from FERRY_* environment variables.',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    "Run 'ferry <command> --help' for a command's options, 'ferry --version' for the version.",
+  ].join('\n');
 }
 
-function print(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+function groupUsage(group: string): string {
+  const members = COMMANDS.filter((c) => c.words.length > 1 && c.words[0] === group);
+  return [`Usage: ferry ${group} <command> [options]`, '', 'Commands:', ...members.map((c) => `  ${commandName(c).padEnd(24)} ${c.summary}`)].join(
+    '\n',
+  );
+}
+
+/** The command `words` start with: a command, or a group (`project`) when they name no member of it. */
+function findCommand(words: readonly string[]): { command: Command; rest: string[] } | { command: null; group: string; rest: string[] } {
+  const [first = '', second] = words;
+  const single = COMMANDS.find((c) => c.words.length === 1 && c.words[0] === first);
+  if (single !== undefined) return { command: single, rest: words.slice(1) };
+  const members = COMMANDS.filter((c) => c.words.length === 2 && c.words[0] === first);
+  if (members.length === 0) {
+    const match = closestMatch(first, [...new Set(COMMANDS.map((c) => c.words[0]!))]);
+    throw new UsageError(`unknown command '${first}'${match === undefined ? '' : ` (did you mean '${match}'?)`}`, '');
+  }
+  const member = members.find((c) => c.words[1] === second);
+  if (member !== undefined) return { command: member, rest: words.slice(2) };
+  if (second === undefined || second.startsWith('-')) return { command: null, group: first, rest: words.slice(1) };
+  const match = closestMatch(second, members.map((c) => c.words[1]!));
+  throw new UsageError(`unknown command '${first} ${second}'${match === undefined ? '' : ` (did you mean '${first} ${match}'?)`}`, first);
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [first] = argv;
+  if (first === undefined) {
+    process.stderr.write(`${overview()}\n`);
+    return 2;
+  }
+  if (first === '--help' || first === '-h') return run(helpCommand, argv.slice(1));
+  if (first === '--version') return run(INFO_COMMANDS.find((c) => c.words[0] === 'version')!, argv.slice(1));
+  if (first.startsWith('-')) throw new UsageError(`unknown option '${first}'`, '');
+  const found = findCommand(argv);
+  if (found.command !== null) return run(found.command, found.rest);
+  const [option] = found.rest;
+  if (option === '--help' || option === '-h') {
+    process.stdout.write(`${groupUsage(found.group)}\n`);
+    return 0;
+  }
+  const members = COMMANDS.filter((c) => c.words[0] === found.group).map((c) => c.words[1]);
+  throw new UsageError(`'${found.group}' needs a command: ${members.join(', ')}`, found.group);
+}
+
+async function run(command: Command, args: readonly string[]): Promise<number> {
+  const parsed = parseCommandArgs(command, args);
+  if (parsed.help) {
+    process.stdout.write(`${usageOf(command)}\n`);
+    return 0;
+  }
+  return command.run(parsed);
+}
+
+/** One line for what went wrong (plus where to find usage); a stack trace only for what nobody foresaw. */
+function report(err: unknown): number {
+  if (err instanceof UsageError) {
+    const help = err.command === '' ? 'ferry --help' : `ferry ${err.command} --help`;
+    process.stderr.write(`ferry: ${err.message}\nRun '${help}' for usage.\n`);
+    return 2;
+  }
+  if (err instanceof ConfigError) {
+    process.stderr.write(`ferry: ${err.message}\n`);
+    return 2;
+  }
+  if (err instanceof CliFailure || err instanceof StorageUnavailable) {
+    process.stderr.write(`ferry: ${err.message}\n`);
+    return 1;
+  }
+  if (err instanceof FerryError) {
+    process.stderr.write(`ferry: ${err.code}: ${err.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`ferry: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
-  (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError) {
-      process.stderr.write(`ferry: ${err.message}\n\n${USAGE}\n`);
-      process.exit(2);
-    }
-    if (err instanceof FerryError) {
-      process.stderr.write(`ferry: ${err.code}: ${err.message}\n`);
-      process.exit(1);
-    }
-    process.stderr.write(`ferry: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
+  (err: unknown) => process.exit(report(err)),
 );

@@ -1,9 +1,14 @@
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { checkNoUnknownVariables, ConfigError, EnvReader, type Env } from './env-reader.js';
+import { CONFIG_VARIABLES, type VariableName } from './variables.js';
+
+export { ConfigError } from './env-reader.js';
+export { CONFIG_VARIABLES, type ConfigVariable, type VariableName } from './variables.js';
 
 /**
  * The service configuration: typed, validated once at boot and frozen. This module is the only reader of
- * `process.env`; every key is listed in the README with its default.
+ * `process.env`; every key is declared once in `CONFIG_VARIABLES` (variables.ts), which the README's table
+ * follows.
  */
 export interface Config {
   /** `embedded`: one SQLite file, one process. `cassandra`: Cassandra storage with Kafka-partitioned work. */
@@ -27,6 +32,18 @@ export interface Config {
   /** What this process does: serve the API, deliver requests, or both. */
   readonly roles: { readonly api: boolean; readonly delivery: boolean };
   readonly delivery: DeliveryConfig;
+  readonly log: { readonly level: LogLevel };
+  readonly metrics: MetricsConfig;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface MetricsConfig {
+  /** Off: no `/metrics` and no collection. */
+  readonly enabled: boolean;
+  /** null serves `/metrics` on the HTTP port; a number, a listener of its own on `host` (0 = any free port). */
+  readonly port: number | null;
 }
 
 export interface DeliveryConfig {
@@ -76,86 +93,83 @@ export interface DistributedConfig {
   };
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
 export function loadConfig(env: Env = process.env): Config {
-  const backend = str(env, 'FERRY_BACKEND', 'embedded');
-  if (backend !== 'embedded' && backend !== 'cassandra') {
-    throw new ConfigError(`FERRY_BACKEND must be "embedded" or "cassandra", got "${backend}"`);
-  }
-  const certFile = env.FERRY_TLS_CERT_FILE;
-  const keyFile = env.FERRY_TLS_KEY_FILE;
-  if ((certFile === undefined) !== (keyFile === undefined)) {
+  checkNoUnknownVariables(env);
+  const read = new EnvReader(env);
+  const backend = read.oneOf('FERRY_BACKEND', ['embedded', 'cassandra']);
+  if (read.isSet('FERRY_TLS_CERT_FILE') !== read.isSet('FERRY_TLS_KEY_FILE')) {
     throw new ConfigError('FERRY_TLS_CERT_FILE and FERRY_TLS_KEY_FILE must be set together');
   }
+  const certFile = read.readableFile('FERRY_TLS_CERT_FILE');
+  const keyFile = read.readableFile('FERRY_TLS_KEY_FILE');
+  const httpPort = read.port('FERRY_HTTP_PORT');
+  const grpcPort = read.port('FERRY_GRPC_PORT');
+  const metricsPort = read.isSet('FERRY_METRICS_PORT') ? read.port('FERRY_METRICS_PORT') : null;
+  checkDistinctPorts([
+    ['FERRY_HTTP_PORT', httpPort],
+    ['FERRY_GRPC_PORT', grpcPort],
+    ['FERRY_METRICS_PORT', metricsPort],
+  ]);
   return Object.freeze({
     backend,
-    dataDir: resolve(str(env, 'FERRY_DATA_DIR', '.data')),
-    distributed: backend === 'cassandra' ? distributed(env) : null,
-    host: str(env, 'FERRY_HOST', '127.0.0.1'),
-    httpPort: port(env, 'FERRY_HTTP_PORT', 8080),
-    grpcPort: port(env, 'FERRY_GRPC_PORT', 8081),
-    tls: certFile && keyFile ? Object.freeze({ certFile, keyFile }) : null,
-    allowPrivateDestinations: bool(env, 'FERRY_ALLOW_PRIVATE_DESTINATIONS', false),
-    authCacheMs: int(env, 'FERRY_AUTH_CACHE_MS', 5000, 0, 3_600_000),
-    scheduleLeadMs: int(env, 'FERRY_SCHEDULE_LEAD_MS', 10_000, 0, 60_000),
-    roles: roles(str(env, 'FERRY_ROLES', 'api,delivery')),
+    dataDir: resolve(read.text('FERRY_DATA_DIR')),
+    distributed: backend === 'cassandra' ? distributed(read) : null,
+    host: read.text('FERRY_HOST'),
+    httpPort,
+    grpcPort,
+    tls: certFile !== null && keyFile !== null ? Object.freeze({ certFile, keyFile }) : null,
+    allowPrivateDestinations: read.bool('FERRY_ALLOW_PRIVATE_DESTINATIONS'),
+    authCacheMs: read.int('FERRY_AUTH_CACHE_MS', 0, 3_600_000),
+    scheduleLeadMs: read.int('FERRY_SCHEDULE_LEAD_MS', 0, 60_000),
+    roles: roles(read.text('FERRY_ROLES')),
     delivery: Object.freeze({
-      maxInFlight: int(env, 'FERRY_DELIVERY_MAX_IN_FLIGHT', 512, 1, 100_000),
-      maxPerHost: int(env, 'FERRY_DELIVERY_MAX_PER_HOST', 64, 1, 100_000),
-      maxPerQueue: int(env, 'FERRY_DELIVERY_MAX_PER_QUEUE', 256, 1, 100_000),
-      retryBaseMs: int(env, 'FERRY_RETRY_BASE_MS', 1000, 1, 3_600_000),
-      retryCapMs: int(env, 'FERRY_RETRY_CAP_MS', 3_600_000, 1, 86_400_000),
-      retryAfterCapMs: int(env, 'FERRY_RETRY_AFTER_CAP_MS', 3_600_000, 0, 86_400_000),
-      shutdownGraceMs: int(env, 'FERRY_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
-      caFile: env.FERRY_DELIVERY_CA_FILE || null,
-      idlePollMs: int(env, 'FERRY_DELIVERY_IDLE_POLL_MS', 1000, 10, 60_000),
-      threads: int(env, 'FERRY_DELIVERY_THREADS', defaultDeliveryThreads(), 0, 64),
+      maxInFlight: read.int('FERRY_DELIVERY_MAX_IN_FLIGHT', 1, 100_000),
+      maxPerHost: read.int('FERRY_DELIVERY_MAX_PER_HOST', 1, 100_000),
+      maxPerQueue: read.int('FERRY_DELIVERY_MAX_PER_QUEUE', 1, 100_000),
+      retryBaseMs: read.int('FERRY_RETRY_BASE_MS', 1, 3_600_000),
+      retryCapMs: read.int('FERRY_RETRY_CAP_MS', 1, 86_400_000),
+      retryAfterCapMs: read.int('FERRY_RETRY_AFTER_CAP_MS', 0, 86_400_000),
+      shutdownGraceMs: read.int('FERRY_SHUTDOWN_GRACE_MS', 0, 600_000),
+      caFile: read.readableFile('FERRY_DELIVERY_CA_FILE'),
+      idlePollMs: read.int('FERRY_DELIVERY_IDLE_POLL_MS', 10, 60_000),
+      threads: read.int('FERRY_DELIVERY_THREADS', 0, 64),
     }),
+    log: Object.freeze({ level: read.oneOf('FERRY_LOG_LEVEL', LOG_LEVELS) }),
+    metrics: Object.freeze({ enabled: read.bool('FERRY_METRICS_ENABLED'), port: metricsPort }),
   });
 }
 
+/** One variable as `ferry config` shows it. */
+export interface EffectiveSetting {
+  /** The value in use (masked when secret); null when unset with no default. */
+  readonly value: string | null;
+  readonly source: 'environment' | 'default';
+}
+
 /**
- * A delivery thread where a second core can run it: there it takes TLS and socket work off the event loop that
- * also serves the API and the engine, which keeps delivery throughput steadier under load. On one core it would
- * only add hand-overs between threads.
+ * Every variable with the value in use and where it came from, secrets masked. Validates first, so what it shows
+ * is a configuration the service would start with.
  */
-function defaultDeliveryThreads(): number {
-  return availableParallelism() > 1 ? 1 : 0;
+export function effectiveConfig(env: Env = process.env): Record<VariableName, EffectiveSetting> {
+  loadConfig(env);
+  const read = new EnvReader(env);
+  const entries = CONFIG_VARIABLES.map((v): [VariableName, EffectiveSetting] => {
+    const value = read.optional(v.name) ?? null;
+    const shown = value !== null && 'secret' in v ? '********' : value;
+    return [v.name, { value: shown, source: read.isSet(v.name) ? 'environment' : 'default' }];
+  });
+  return Object.fromEntries(entries) as Record<VariableName, EffectiveSetting>;
 }
 
-function str(env: Env, key: string, fallback: string): string {
-  const v = env[key];
-  return v === undefined || v === '' ? fallback : v;
-}
-
-function optionalInt(env: Env, key: string, min: number, max: number): number | undefined {
-  return env[key] === undefined || env[key] === '' ? undefined : int(env, key, min, min, max);
-}
-
-function int(env: Env, key: string, fallback: number, min: number, max: number): number {
-  const v = env[key];
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-    throw new ConfigError(`${key} must be an integer from ${min} to ${max}, got "${v}"`);
+/** Two listeners cannot share a port; 0 (any free port) never clashes. */
+function checkDistinctPorts(ports: ReadonlyArray<readonly [VariableName, number | null]>): void {
+  const seen = new Map<number, VariableName>();
+  for (const [name, port] of ports) {
+    if (port === null || port === 0) continue;
+    const other = seen.get(port);
+    if (other !== undefined) throw new ConfigError(`${name}=${port} is also ${other}; each listener needs a port of its own`);
+    seen.set(port, name);
   }
-  return Number(v);
-}
-
-function port(env: Env, key: string, fallback: number): number {
-  return int(env, key, fallback, 0, 65535);
-}
-
-function bool(env: Env, key: string, fallback: boolean): boolean {
-  const v = env[key];
-  if (v === undefined || v === '') return fallback;
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new ConfigError(`${key} must be true or false, got "${v}"`);
 }
 
 function roles(value: string): Config['roles'] {
@@ -167,48 +181,47 @@ function roles(value: string): Config['roles'] {
   return Object.freeze({ api: names.includes('api'), delivery: names.includes('delivery') });
 }
 
-function list(env: Env, key: string, fallback: string): string[] {
-  const items = str(env, key, fallback).split(',').map((x) => x.trim()).filter((x) => x !== '');
-  if (items.length === 0) throw new ConfigError(`${key} must list at least one address`);
+function list(read: EnvReader, name: VariableName): string[] {
+  const items = read.text(name).split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (items.length === 0) throw new ConfigError(`${name} must list at least one address`);
   return items;
 }
 
-function distributed(env: Env): DistributedConfig {
-  const mechanism = str(env, 'FERRY_KAFKA_SASL_MECHANISM', '');
-  if (mechanism !== '' && mechanism !== 'plain' && mechanism !== 'scram-sha-256' && mechanism !== 'scram-sha-512') {
-    throw new ConfigError(`FERRY_KAFKA_SASL_MECHANISM must be plain, scram-sha-256 or scram-sha-512, got "${mechanism}"`);
-  }
-  const keyspace = str(env, 'FERRY_CASSANDRA_KEYSPACE', 'ferry');
+function distributed(read: EnvReader): DistributedConfig {
+  const mechanism = read.isSet('FERRY_KAFKA_SASL_MECHANISM')
+    ? read.oneOf('FERRY_KAFKA_SASL_MECHANISM', ['plain', 'scram-sha-256', 'scram-sha-512'])
+    : null;
+  const keyspace = read.text('FERRY_CASSANDRA_KEYSPACE');
   if (!/^[a-z][a-z0-9_]{0,47}$/.test(keyspace)) {
     throw new ConfigError(`FERRY_CASSANDRA_KEYSPACE must be lowercase letters, digits and underscores, got "${keyspace}"`);
   }
   return Object.freeze({
-    shards: int(env, 'FERRY_SHARDS', 12, 1, 1024),
+    shards: read.int('FERRY_SHARDS', 1, 1024),
     cassandra: Object.freeze({
-      contactPoints: list(env, 'FERRY_CASSANDRA_CONTACT_POINTS', '127.0.0.1:9042'),
-      localDataCenter: str(env, 'FERRY_CASSANDRA_LOCAL_DC', 'datacenter1'),
+      contactPoints: list(read, 'FERRY_CASSANDRA_CONTACT_POINTS'),
+      localDataCenter: read.text('FERRY_CASSANDRA_LOCAL_DC'),
       keyspace,
-      replication: str(env, 'FERRY_CASSANDRA_REPLICATION', "{'class': 'SimpleStrategy', 'replication_factor': 1}"),
-      username: env.FERRY_CASSANDRA_USERNAME || undefined,
-      password: env.FERRY_CASSANDRA_PASSWORD || undefined,
-      tls: bool(env, 'FERRY_CASSANDRA_TLS', false) ? Object.freeze({ caFile: env.FERRY_CASSANDRA_CA_FILE || undefined }) : null,
-      claimStoredAfterMs: optionalInt(env, 'FERRY_CLAIM_STORED_AFTER_MS', 0, 60_000),
+      replication: read.text('FERRY_CASSANDRA_REPLICATION'),
+      username: read.optional('FERRY_CASSANDRA_USERNAME'),
+      password: read.optional('FERRY_CASSANDRA_PASSWORD'),
+      tls: read.bool('FERRY_CASSANDRA_TLS') ? Object.freeze({ caFile: read.readableFile('FERRY_CASSANDRA_CA_FILE') ?? undefined }) : null,
+      claimStoredAfterMs: read.optionalInt('FERRY_CLAIM_STORED_AFTER_MS', 0, 60_000),
     }),
     kafka: Object.freeze({
-      brokers: list(env, 'FERRY_KAFKA_BROKERS', '127.0.0.1:9092'),
-      clientId: str(env, 'FERRY_KAFKA_CLIENT_ID', 'ferry'),
-      topic: str(env, 'FERRY_KAFKA_TOPIC', 'ferry.work'),
-      groupId: str(env, 'FERRY_KAFKA_GROUP', 'ferry-delivery'),
-      replicationFactor: int(env, 'FERRY_KAFKA_REPLICATION_FACTOR', 1, 1, 32),
-      sessionTimeoutMs: int(env, 'FERRY_KAFKA_SESSION_TIMEOUT_MS', 10_000, 3_000, 300_000),
-      tls: bool(env, 'FERRY_KAFKA_TLS', false) ? Object.freeze({ caFile: env.FERRY_KAFKA_CA_FILE || null }) : null,
+      brokers: list(read, 'FERRY_KAFKA_BROKERS'),
+      clientId: read.text('FERRY_KAFKA_CLIENT_ID'),
+      topic: read.text('FERRY_KAFKA_TOPIC'),
+      groupId: read.text('FERRY_KAFKA_GROUP'),
+      replicationFactor: read.int('FERRY_KAFKA_REPLICATION_FACTOR', 1, 32),
+      sessionTimeoutMs: read.int('FERRY_KAFKA_SESSION_TIMEOUT_MS', 3_000, 300_000),
+      tls: read.bool('FERRY_KAFKA_TLS') ? Object.freeze({ caFile: read.readableFile('FERRY_KAFKA_CA_FILE') }) : null,
       sasl:
-        mechanism === ''
+        mechanism === null
           ? null
           : Object.freeze({
               mechanism,
-              username: str(env, 'FERRY_KAFKA_SASL_USERNAME', ''),
-              password: str(env, 'FERRY_KAFKA_SASL_PASSWORD', ''),
+              username: read.optional('FERRY_KAFKA_SASL_USERNAME') ?? '',
+              password: read.optional('FERRY_KAFKA_SASL_PASSWORD') ?? '',
             }),
     }),
   });

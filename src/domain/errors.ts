@@ -6,6 +6,7 @@ export const ERROR_CATALOGUE = {
   UNAUTHENTICATED: { status: 401, rpc: 'unauthenticated', summary: 'The API key is missing, malformed, unknown or revoked.' },
   NOT_FOUND: { status: 404, rpc: 'not_found', summary: 'No such resource in this project (also for malformed IDs and expired history).' },
   ROUTE_NOT_FOUND: { status: 404, rpc: 'unimplemented', summary: 'No route has this method and path.' },
+  METHOD_NOT_ALLOWED: { status: 405, rpc: 'unimplemented', summary: 'The path exists but not with this method; the Allow header lists the methods it has.' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, rpc: 'already_exists', summary: 'The idempotency key was used before with different input.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, rpc: 'aborted', summary: 'Another call with this idempotency key is still in progress; retry shortly.' },
   REQUEST_COMPLETED: { status: 409, rpc: 'failed_precondition', summary: 'The request already succeeded or failed and cannot be cancelled.' },

@@ -13,6 +13,12 @@ export interface Backend {
   readonly usage: UsageStore;
   readonly projects: ProjectStore;
   readonly secrets: SecretStore;
+  /**
+   * The readiness probe: resolves when storage can durably take writes now, rejects (with StorageUnavailable
+   * naming the reason) when it cannot, or once closed. Cheap enough to run every second; it may hang while
+   * storage does, so callers bound it.
+   */
+  ready(): Promise<void>;
   /** Waits for in-flight writes and releases resources. */
   close(): Promise<void>;
 }

@@ -19,6 +19,14 @@ export interface OutboundRequest {
 export interface DeliveryTransport {
   send(request: OutboundRequest): Promise<TimedOutcome>;
   /**
+   * Opens connections to the origin of `url` ahead of attempts known to be due soon, until `connections` are open
+   * (those already open count), so a burst of attempts does not start with connection and TLS set-up. Best effort:
+   * it reports nothing, a failure leaves the attempts to connect as they would have, and connections left unused
+   * are closed again after a few seconds. Never connects where an attempt could not. Optional: a transport
+   * without it connects when the attempts start.
+   */
+  prepare?(url: string, connections: number): void;
+  /**
    * Stops every attempt started so far (shutdown): each ends `aborted`, to be handed back rather than recorded.
    * One call for all of them, so an attempt costs no abort signal of its own.
    */

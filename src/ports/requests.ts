@@ -84,6 +84,12 @@ export interface RequestStore {
    */
   nextDueAt(shards?: ShardScope): Promise<number | null>;
   /**
+   * The URLs of up to `limit` requests `claimDue` could claim by `until`, soonest first: delivery opens connections
+   * to their destinations ahead of a burst due at one instant. Optional: a backend that cannot answer it with a
+   * cheap read leaves it out, and attempts then connect when they start.
+   */
+  dueUrls?(until: number, limit: number, shards?: ShardScope): Promise<string[]>;
+  /**
    * Makes every `delivering` request claimable at once (`dueAt = now`), bumping its version so a worker still
    * holding it cannot record over the next owner. Only a process that knows no other process delivers from this
    * storage may call it: the embedded single-process mode does at start, after a crash, and a process that has

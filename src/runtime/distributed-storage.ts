@@ -3,11 +3,14 @@ import { hostname } from 'node:os';
 import { openCassandraBackend, type CassandraBackend } from '../adapters/cassandra/backend.js';
 import { CassandraShardFence } from '../adapters/cassandra/shard-fence.js';
 import { createKafka } from '../adapters/kafka/client.js';
+import { KafkaReadiness } from '../adapters/kafka/readiness.js';
 import { KafkaShardOwnership } from '../adapters/kafka/shard-ownership.js';
 import { assertWorkTopic, ensureWorkTopic } from '../adapters/kafka/topic.js';
 import { KafkaWorkNotifier } from '../adapters/kafka/work-notifier.js';
 import type { Config, DistributedConfig } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
+import type { ReadinessCheck } from '../edge/health/readiness.js';
+import type { Log } from '../ports/telemetry.js';
 import { distributedPlacement } from '../workers/placement/distributed-placement.js';
 import type { WorkPlacement } from '../workers/placement/work-placement.js';
 import { log } from './log.js';
@@ -30,19 +33,32 @@ export async function migrateDistributed(d: DistributedConfig): Promise<void> {
   await ensureWorkTopic(createKafka({ ...d.kafka }, log), d.kafka.topic, d.shards, d.kafka.replicationFactor);
 }
 
-/** Cassandra storage and the Kafka placement that goes with it. */
+/**
+ * Cassandra storage and the Kafka placement that goes with it. Kafka is part of readiness too: without it, work
+ * notices and shard ownership stop.
+ */
 export async function openDistributedStorage(
   config: Config,
   d: DistributedConfig,
   clock: Clock,
-): Promise<{ backend: CassandraBackend; placement: () => Promise<WorkPlacement> }> {
+  kafkaLog: Log = log,
+): Promise<{ backend: CassandraBackend; placement: () => Promise<WorkPlacement>; checks: ReadinessCheck[]; closeChecks: () => Promise<void> }> {
   const backend = await openDistributedBackend(d, clock);
-  return { backend, placement: () => kafkaPlacement(config, d, backend, clock) };
+  const kafka = new KafkaReadiness(createKafka({ ...d.kafka }, kafkaLog));
+  return {
+    backend,
+    placement: () => kafkaPlacement(config, d, backend, clock, kafkaLog),
+    checks: [{ name: 'kafka', probe: () => kafka.probe() }],
+    closeChecks: () => kafka.close(),
+  };
 }
 
-/** Kafka group membership decides who works on which shard, fenced in Cassandra; Kafka carries work notices. */
-async function kafkaPlacement(config: Config, d: DistributedConfig, backend: CassandraBackend, clock: Clock): Promise<WorkPlacement> {
-  const kafka = createKafka({ ...d.kafka }, log);
+/**
+ * Kafka group membership decides who works on which shard, fenced in Cassandra; Kafka carries work notices. The
+ * Kafka client and adapters log through `kafkaLog`, which also counts their errors.
+ */
+async function kafkaPlacement(config: Config, d: DistributedConfig, backend: CassandraBackend, clock: Clock, kafkaLog: Log): Promise<WorkPlacement> {
+  const kafka = createKafka({ ...d.kafka }, kafkaLog);
   await assertWorkTopic(kafka, d.kafka.topic, d.shards);
   const ownership = config.roles.delivery
     ? new KafkaShardOwnership(
@@ -55,14 +71,14 @@ async function kafkaPlacement(config: Config, d: DistributedConfig, backend: Cas
           sessionTimeoutMs: d.kafka.sessionTimeoutMs,
           verifyEveryMs: VERIFY_OWNERSHIP_EVERY_MS,
         },
-        log,
+        kafkaLog,
       )
     : null;
   return distributedPlacement({
     requests: backend.requests,
     shardCount: d.shards,
     ownership,
-    notifier: config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, log) : null,
+    notifier: config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog) : null,
     clock,
     pollMs: config.delivery.idlePollMs,
     log,

@@ -1,4 +1,11 @@
-/** Structured log lines on stderr, one JSON object per line. */
-export function log(level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}): void {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
-}
+import { createServiceLogger } from '../adapters/telemetry/logger.js';
+import type { Log } from '../ports/telemetry.js';
+
+/**
+ * The process's one logger: structured JSON lines on stderr. It starts at `info`, which is what commands other
+ * than `serve` need; `startService` sets the configured level (`FERRY_LOG_LEVEL`) before anything else logs.
+ * Everything else receives `log` from the composition root; only the CLI imports it from here.
+ */
+export const logger = createServiceLogger({ level: 'info' });
+
+export const log: Log = logger.log;

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openEmbeddedBackend } from '../adapters/embedded/backend.js';
+import { lockDataDir } from '../adapters/embedded/data-dir-lock.js';
 import { createThreadedTransport } from '../adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
+import { ServiceTelemetry } from '../adapters/telemetry/service-telemetry.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
@@ -16,6 +18,7 @@ import { ScheduleOccurrences } from '../app/schedule-occurrences.js';
 import { ScheduleQueries } from '../app/schedule-queries.js';
 import type { Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
+import { Readiness, type ReadinessCheck } from '../edge/health/readiness.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
@@ -23,15 +26,16 @@ import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
 import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
+import type { Log } from '../ports/telemetry.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
-import type { DeliveryEvent } from '../workers/delivery/events.js';
+import { recordDeliveryEvent, type DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
 import type { DueWakeups } from '../workers/placement/due-wakeups.js';
 import { embeddedPlacement } from '../workers/placement/embedded-placement.js';
 import type { WorkPlacement } from '../workers/placement/work-placement.js';
-import type { SchedulerEvent } from '../workers/scheduler/events.js';
+import { recordSchedulerEvent, type SchedulerEvent } from '../workers/scheduler/events.js';
 import { ScheduleFiring } from '../workers/scheduler/firing-worker.js';
-import { log } from './log.js';
+import { log, logger } from './log.js';
 import type * as DistributedStorageModule from './distributed-storage.js';
 
 export const USER_AGENT = 'Ferry/0.1 (+delivery)';
@@ -44,11 +48,26 @@ const SCHEDULER_CONCURRENCY = 256;
  * with it for the API's ten-second wait.
  */
 const OCCURRENCE_GUARD_TIMINGS = { ...DEFAULT_GUARD_TIMINGS, waitMs: 1_000 };
+/**
+ * How long a stop may take beyond the shutdown grace, for what follows the drain (stopping placement, closing
+ * storage). Past it the stop gives up waiting: the process must exit whatever a dependency does.
+ */
+const STOP_MARGIN_MS = 3_000;
 
-/** The composition root: the only place that knows which adapters exist. */
-export async function openBackend(config: Config): Promise<Backend> {
+export { DataDirInUse } from '../adapters/embedded/data-dir-lock.js';
+
+/** The embedded database file of a configuration. */
+export function embeddedDatabaseFile(config: Config): string {
+  return join(config.dataDir, 'ferry.db');
+}
+
+/**
+ * The composition root: the only place that knows which adapters exist. `create: false` opens only an embedded
+ * database that already exists.
+ */
+export async function openBackend(config: Config, options: { create?: boolean } = {}): Promise<Backend> {
   const d = config.distributed;
-  if (d === null) return openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') });
+  if (d === null) return openEmbeddedBackend({ path: embeddedDatabaseFile(config), mustExist: options.create === false });
   return (await distributed()).openDistributedBackend(d);
 }
 
@@ -64,20 +83,36 @@ export async function migrateStorage(config: Config): Promise<void> {
   const d = config.distributed;
   if (d === null) {
     // Opening the embedded file applies every pending migration.
-    await openEmbeddedBackend({ path: join(config.dataDir, 'ferry.db') }).close();
+    await openEmbeddedBackend({ path: embeddedDatabaseFile(config) }).close();
     return;
   }
   await (await distributed()).migrateDistributed(d);
 }
 
-/** Storage, and how work placed in it reaches delivery: the two always come as a matching pair. */
-async function openStorage(config: Config, clock: Clock): Promise<{ backend: Backend; placement: () => Promise<WorkPlacement> }> {
+/**
+ * Storage, and how work placed in it reaches delivery: the two always come as a matching pair. With them, what
+ * readiness looks at beyond storage itself.
+ */
+interface OpenedStorage {
+  readonly backend: Backend;
+  readonly placement: () => Promise<WorkPlacement>;
+  readonly checks: readonly ReadinessCheck[];
+  readonly closeChecks: () => Promise<void>;
+}
+
+async function openStorage(config: Config, clock: Clock, kafkaLog: Log): Promise<OpenedStorage> {
   const d = config.distributed;
   if (d === null) {
-    const backend = await openBackend(config);
-    return { backend, placement: async () => embeddedPlacement(backend.requests, clock) };
+    // One server per data directory, held until its storage is closed: two would deliver the same attempts.
+    const lock = lockDataDir(config.dataDir, clock.now());
+    const opened = await openBackend(config).catch((err: unknown) => {
+      lock.release();
+      throw err;
+    });
+    const backend: Backend = { ...opened, close: () => opened.close().finally(() => lock.release()) };
+    return { backend, placement: async () => embeddedPlacement(backend.requests, clock), checks: [], closeChecks: async () => undefined };
   }
-  return (await distributed()).openDistributedStorage(config, d, clock);
+  return (await distributed()).openDistributedStorage(config, d, clock, kafkaLog);
 }
 
 export function projectAdmin(backend: Backend, clock: Clock = systemClock): ProjectAdmin {
@@ -99,7 +134,13 @@ function deliveryTransport(config: Config): DeliveryTransport {
 export interface RunningService {
   /** The API listeners, when this process serves the API. */
   readonly server: RunningServer | null;
-  /** Stops listening, finishes or hands back attempts in flight, then closes storage. */
+  /** Whether this process should be sent work; answered by `/readyz` and the gRPC health service. */
+  readonly readiness: Readiness;
+  /**
+   * Drains (readiness reports it at once; new API calls are refused, those under way and attempts in flight get
+   * the shutdown grace), stops listening, then closes storage. Resolves within the grace plus STOP_MARGIN_MS
+   * whatever clients and dependencies do.
+   */
   stop(): Promise<void>;
 }
 
@@ -111,7 +152,29 @@ export interface ServiceHooks {
 
 export async function startService(config: Config, hooks: ServiceHooks = {}): Promise<RunningService> {
   const clock = hooks.clock ?? systemClock;
-  const { backend, placement: openPlacement } = await openStorage(config, clock);
+  logger.setLevel(config.log.level);
+  const telemetry = await ServiceTelemetry.start({ ...config.metrics, host: config.host }, logger, clock);
+  const opened = await openStorage(config, clock, telemetry.kafkaLog(log)).catch(async (err: unknown) => {
+    await telemetry.close();
+    throw err;
+  });
+  const { placement: openPlacement, checks, closeChecks } = opened;
+  const backend = telemetry.observeStorage(opened.backend);
+  // The workers' events feed the metrics, then whoever else listens (tests).
+  const observed: ServiceHooks = {
+    ...hooks,
+    onDeliveryEvent: (event) => {
+      recordDeliveryEvent(telemetry.metrics, event);
+      hooks.onDeliveryEvent?.(event);
+    },
+    onSchedulerEvent: (event) => {
+      recordSchedulerEvent(telemetry.metrics, event);
+      hooks.onSchedulerEvent?.(event);
+    },
+  };
+  const readiness = new Readiness([{ name: 'storage', probe: () => backend.ready() }, ...checks], clock, {
+    onCheckChanged: (check, state, reason) => log(state === 'ok' ? 'info' : 'warn', 'readiness check changed', { check, state, reason }),
+  });
   let engine: DeliveryEngine | null = null;
   let scheduler: ScheduleFiring | null = null;
   let server: RunningServer | null = null;
@@ -121,6 +184,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   try {
     const place = await openPlacement();
     placement = place;
+    watchWork(telemetry, config, backend, place);
     // Requests accepted by the API and occurrences fired by the scheduler take the same path and allowance.
     const guard = new IdempotencyGuard(backend.idempotency, clock);
     allowance = new AllowanceLeases(backend.usage);
@@ -128,12 +192,12 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     let scheduleWakeups: DueWakeups | null = null;
     if (config.roles.delivery) {
       transport = deliveryTransport(config);
-      engine = deliveryEngine(config, backend, transport, place, clock, hooks);
+      engine = deliveryEngine(config, backend, transport, place, clock, observed);
       await place.startDelivery(engine);
       engine.start();
       const occurrenceGuard = new IdempotencyGuard(backend.idempotency, clock, OCCURRENCE_GUARD_TIMINGS);
       const occurrenceAcceptor = new AcceptRequests(backend.requests, allowance, occurrenceGuard, clock, (stored) => place.accepted(stored));
-      scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, hooks);
+      scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, observed);
       scheduleWakeups = place.join(scheduler, config.delivery.idlePollMs);
       scheduler.start();
     }
@@ -160,6 +224,11 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         grpcPort: config.grpcPort,
         tls: config.tls,
         services: [served(RequestService, requests), served(ScheduleService, schedules)],
+        readiness,
+        shutdownGraceMs: config.delivery.shutdownGraceMs,
+        clock,
+        observer: telemetry.observer,
+        operationalRoutes: telemetry.operationalRoutes,
       });
     }
   } catch (err) {
@@ -167,24 +236,52 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     await engine?.stop(0);
     await transport?.close();
     await placement?.stop().catch(() => undefined);
+    await closeChecks().catch(() => undefined);
     await backend.close();
+    await telemetry.close();
     throw err;
   }
   const release = holdProcessOpen();
+  const graceMs = config.delivery.shutdownGraceMs;
+  const shutDown = async (): Promise<void> => {
+    // The API and the scheduler stop accepting while attempts in flight finish: both within the one grace.
+    const accepting = (async () => {
+      await Promise.all([server?.drain(), scheduler?.stop()]);
+      await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
+    })();
+    await Promise.all([accepting, engine?.stop(graceMs)]);
+    // Readiness answers `draining` until here; then whatever connections remain are closed or cut.
+    await server?.close();
+    await transport?.close();
+    await placement?.stop();
+    await closeChecks();
+    await backend.close();
+    await telemetry.close();
+  };
+  let stopped: Promise<void> | undefined;
   return {
     server,
-    async stop() {
-      try {
-        await server?.close();
-        await scheduler?.stop();
-        await allowance?.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
-        await engine?.stop(config.delivery.shutdownGraceMs);
-        await transport?.close();
-        await placement?.stop();
-        await backend.close();
-      } finally {
-        release();
-      }
+    readiness,
+    stop() {
+      stopped ??= (async () => {
+        readiness.startDraining();
+        log('info', 'draining', { grace_ms: graceMs });
+        const deadline = new AbortController();
+        try {
+          const late = clock.sleep(graceMs + STOP_MARGIN_MS, deadline.signal).then(() => !deadline.signal.aborted);
+          const work = shutDown();
+          // A failure after the deadline has nobody left to tell; one before it fails the stop.
+          work.catch(() => undefined);
+          if (await Promise.race([work.then(() => false), late])) {
+            log('warn', 'stop deadline passed: exiting before storage and placement finished closing', { deadline_ms: graceMs + STOP_MARGIN_MS });
+          }
+        } finally {
+          deadline.abort();
+          release();
+          log('info', 'stopped');
+        }
+      })();
+      return stopped;
     },
   };
 }
@@ -244,6 +341,20 @@ function scheduleFiring(
       hooks.onSchedulerEvent?.(event);
     },
   });
+}
+
+/**
+ * The backlog and shard gauges, from what each backend answers cheaply: the embedded database counts its whole
+ * backlog over an index; a distributed process knows only its own shards.
+ */
+function watchWork(telemetry: ServiceTelemetry, config: Config, backend: Backend, place: WorkPlacement): void {
+  const shards = place.shards;
+  if (config.distributed === null || shards === undefined) {
+    telemetry.watchEmbeddedBacklog(embeddedDatabaseFile(config));
+    return;
+  }
+  telemetry.watchShardsOwned(() => shards().length);
+  if (config.roles.delivery) telemetry.watchShardBacklog(async () => ({ counts: null, oldestDueAt: await backend.requests.nextDueAt(shards()) }));
 }
 
 /**

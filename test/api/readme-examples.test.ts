@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backendEnv, prepareStorage, TEST_BACKEND } from '../support/deployment.js';
+import { backendEnv, childEnv, prepareStorage, TEST_BACKEND } from '../support/deployment.js';
 import { newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { EXAMPLE_PRELUDE, readmeShellExamples, ROOT, runnableExample } from '../support/readme-examples.js';
 
@@ -49,7 +49,7 @@ describe('README examples', () => {
     writeFileSync(calls, '');
     const result = await execFileAsync('bash', [script], {
       cwd: ROOT,
-      env: { ...process.env, ...backendEnv(ferry.dataDir), EXAMPLE_CALLS: calls, EXAMPLE_CLI_OUT: join(work, 'cli.json') },
+      env: childEnv({ ...backendEnv(ferry.dataDir), EXAMPLE_CALLS: calls, EXAMPLE_CLI_OUT: join(work, 'cli.json') }),
       maxBuffer: 16 * 1024 * 1024,
       timeout: 120_000,
     }).catch((err: { stdout?: string; stderr?: string }) => {
@@ -88,7 +88,7 @@ describe.runIf(TEST_BACKEND === 'cassandra')('README distributed example', () =>
           `for i in $(seq 1 240); do code=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $key" http://127.0.0.1:${port}/requests || true); [ "$code" = 200 ] && break; sleep 0.25; done; [ "$code" = 200 ] || { echo "port ${port} answered $code" >&2; exit 1; }`,
       ),
     ].join('\n');
-    const env = { ...process.env, ...backendEnv(dataDir), EXAMPLE_CLI_OUT: join(mkdtempSync(join(tmpdir(), 'ferry-readme-')), 'cli.json') };
+    const env = childEnv({ ...backendEnv(dataDir), EXAMPLE_CLI_OUT: join(mkdtempSync(join(tmpdir(), 'ferry-readme-')), 'cli.json') });
     await execFileAsync('bash', ['-c', script], { cwd: ROOT, env, timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }).catch(
       (err: { stdout?: string; stderr?: string }) => {
         throw new Error(`README distributed example failed:\n${err.stderr ?? ''}\n--- stdout:\n${err.stdout ?? ''}`);

@@ -2,17 +2,32 @@
  * Accept-path benchmark: POST /send on the embedded default with 64 concurrent connections, next to a bare
  * node:http handler measured in the same run so the ratio holds on a noisy machine.
  *
- *   npm run build && npx tsx test/bench/accept.ts [--seconds 15] [--connections 64]
+ * `--telemetry off,on` measures Ferry once per listed setting instead, alternating, `--rounds` times: `off` is
+ * FERRY_METRICS_ENABLED=false with FERRY_LOG_LEVEL=warn, `on` the defaults (metrics on, `info`). Each figure is
+ * printed with the machine's one-minute load average, since other work on a shared machine moves it.
+ *
+ *   npm run build && npx tsx test/bench/accept.ts [--seconds 15] [--connections 64] [--telemetry off,on] [--rounds 3]
  */
 import { spawn } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { createProject, startFerry } from '../support/ferry-process.js';
+import { backendEnv, childEnv, prepareStorage } from '../support/deployment.js';
+import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
 const seconds = Number(args.get('seconds') ?? 15);
 const connections = Number(args.get('connections') ?? 64);
+const telemetry = args.get('telemetry')?.split(',') as Array<keyof typeof TELEMETRY> | undefined;
+const rounds = Number(args.get('rounds') ?? 1);
+
+const TELEMETRY = {
+  off: { FERRY_METRICS_ENABLED: 'false', FERRY_LOG_LEVEL: 'warn' },
+  on: {},
+} as const;
 
 interface Result {
   rps: number;
@@ -59,8 +74,48 @@ async function bare(): Promise<Result> {
   }
 }
 
-async function ferry(): Promise<Result> {
-  const server = await startFerry();
+const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+/**
+ * `ferry serve` on ports picked here, ready once `/healthz` answers: at FERRY_LOG_LEVEL=warn it writes no
+ * `listening` line, which is what `startFerry` waits for. Both telemetry settings start this way, alike.
+ */
+async function startOnPorts(env: Record<string, string>): Promise<{ baseUrl: string; dataDir: string; stop(): Promise<unknown> }> {
+  const dataDir = newDataDir();
+  await prepareStorage(dataDir);
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: childEnv({ ...backendEnv(dataDir), FERRY_HTTP_PORT: String(port), FERRY_GRPC_PORT: String(await freePort()), ...env }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (const giveUpAt = Date.now() + 40_000; ; ) {
+    if (child.exitCode !== null) throw new Error(`ferry exited with ${child.exitCode}`);
+    if (await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > giveUpAt) throw new Error('ferry did not start in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    baseUrl,
+    dataDir,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function ferry(env?: Record<string, string>): Promise<Result> {
+  const server = env === undefined ? await startFerry() : await startOnPorts(env);
   try {
     const { apiKey } = await createProject(server.dataDir, { monthlyAllowance: 1_000_000_000 });
     // Warm up the JIT and the key cache before measuring.
@@ -77,9 +132,28 @@ async function ferry(): Promise<Result> {
 const fmt = (r: Result) =>
   `${Math.round(r.rps).toLocaleString('en')} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, 2xx ${r.ok}, non-2xx ${r.non2xx}, errors ${r.errors}`;
 
-const baseline = await bare();
-console.log(`bare node:http  ${fmt(baseline)}`);
-const measured = await ferry();
-console.log(`ferry POST /send ${fmt(measured)}`);
-console.log(`ratio ferry / bare: ${(measured.rps / baseline.rps).toFixed(2)}`);
-void ({} as AddressInfo);
+const load1 = () => loadavg()[0]!.toFixed(2);
+
+if (telemetry === undefined) {
+  const baseline = await bare();
+  console.log(`bare node:http  ${fmt(baseline)}`);
+  const measured = await ferry();
+  console.log(`ferry POST /send ${fmt(measured)}`);
+  console.log(`ratio ferry / bare: ${(measured.rps / baseline.rps).toFixed(2)}`);
+} else {
+  for (const name of telemetry) if (!(name in TELEMETRY)) throw new Error(`--telemetry takes off and on, got ${name}`);
+  const figures = new Map<string, number[]>(telemetry.map((name) => [name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const name of telemetry) {
+      const before = load1();
+      const measured = await ferry({ ...TELEMETRY[name] });
+      figures.get(name)!.push(measured.rps);
+      console.log(`round ${round} telemetry ${name.padEnd(3)} ${fmt(measured)} (load ${before} before, ${load1()} after)`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const [name, xs] of figures) console.log(`telemetry ${name}: median ${Math.round(median(xs)).toLocaleString('en')} req/s over ${xs.length} run(s)`);
+  const off = figures.get('off');
+  const on = figures.get('on');
+  if (off !== undefined && on !== undefined) console.log(`ratio on / off (medians): ${(median(on) / median(off)).toFixed(3)}`);
+}

@@ -7,15 +7,24 @@
  *    arrival at the destination minus scheduled time; nothing may arrive early. The same stream runs for a
  *    warm-up first (default 2 s), reported on its own: it holds the cold start (first connections, first runs
  *    of the delivery code), which a service that has been running does not pay again.
+ *  - bursts (`--only burst`, not part of the default run): `--burst-size` (10,000) requests due at one instant,
+ *    `--bursts` (4) such instants `--burst-every` (15) seconds apart, all accepted ahead: what a minute boundary
+ *    shared by thousands of schedules asks of delivery, without the schedules. The first burst is a warm-up (the
+ *    delivery code still cold); the others come after an idle spell longer than the destination keeps idle
+ *    connections (5 s, as Node servers do), so each starts without open connections, like the schedules' minutes.
+ *    Per burst: lateness (arrival − instant) p50/p99/max, the first arrival, early and duplicate arrivals, and the
+ *    CPU of Ferry, of this process (the destination) and of everything else on the machine from 0.5 s before the
+ *    instant to the last arrival.
  *
  *   npm run build && npx tsx test/bench/deliver.ts [--requests 30000] [--due-per-second 1000] [--due-seconds 10] [--warmup-seconds 2] [--per-host 256]
- *     [--only bare|throughput|lateness]
+ *     [--only bare|throughput|lateness|burst] [--burst-size 10000] [--bursts 4] [--burst-every 15]
  */
 import { Agent, request } from 'undici';
 import { Api } from '../support/api-client.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { coresOf, cpuMeter, formatCpu } from './cpu-meter.js';
+import { machineLoad, otherCores } from './schedules-measure.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
@@ -25,6 +34,9 @@ const dueSeconds = Number(args.get('due-seconds') ?? 10);
 const warmupSeconds = Number(args.get('warmup-seconds') ?? 2);
 const perHost = args.get('per-host') ?? '256';
 const only = args.get('only');
+const burstSize = Number(args.get('burst-size') ?? 10_000);
+const bursts = Number(args.get('bursts') ?? 4);
+const burstEveryMs = Number(args.get('burst-every') ?? 15) * 1000;
 
 async function setup(dest: Receiver): Promise<{ ferry: FerryProcess; api: Api }> {
   const ferry = await startFerry({
@@ -169,6 +181,49 @@ async function lateness(): Promise<void> {
   }
 }
 
+/** Bursts of requests due at one instant each; see the top of the file. */
+async function burst(): Promise<void> {
+  const dest = await startReceiver();
+  const { ferry, api } = await setup(dest);
+  try {
+    console.log(`machine at the start: ${machineLoad()}`);
+    const count = burstSize * bursts;
+    const t0 = Math.ceil((Date.now() + 5_000 + count / 5) / 1000) * 1000;
+    const instants = Array.from({ length: bursts }, (_, k) => t0 + k * burstEveryMs);
+    const items = instants.flatMap((at, k) => Array.from({ length: burstSize }, () => ({ url: `${dest.url}/burst${k}`, deliver_at: new Date(at).toISOString() })));
+    const acceptStart = Date.now();
+    await acceptAll(api, items);
+    console.log(`${count} requests accepted in ${Date.now() - acceptStart} ms, ${t0 - Date.now()} ms before the first instant`);
+    for (const [k, at] of instants.entries()) {
+      const path = `/burst${k}`;
+      await new Promise((r) => setTimeout(r, at - 600 - Date.now()));
+      const load = machineLoad();
+      await new Promise((r) => setTimeout(r, at - 500 - Date.now()));
+      const meter = cpuMeter([['ferry', ferry.child.pid], ['bench', process.pid]]);
+      // A count, not a filter of every arrival so far: this process is the destination, and its CPU counts.
+      const before = dest.count();
+      await waitUntil(() => dest.count() - before >= burstSize, burstEveryMs - 1_000);
+      const cpu = meter.stop();
+      const got = dest.arrivalsAt(path);
+      const late = got.map((a) => a.receivedAt - at).sort((a, b) => a - b);
+      const unique = new Set(got.map((a) => a.requestId)).size;
+      console.log(
+        `burst ${k + 1}${k === 0 ? ' (warm-up)' : ''} at ${new Date(at).toISOString()}: ${got.length} arrivals; lateness p50 ${percentile(late, 50)} ms, ` +
+          `p99 ${percentile(late, 99)} ms, max ${late.at(-1)} ms, first ${late[0]} ms; early ${late.filter((x) => x < 0).length}, duplicates ${got.length - unique}`,
+      );
+      console.log(
+        `  from 0.5 s before the instant to the last arrival (${cpu.seconds.toFixed(1)} s): ${formatCpu(cpu)}, of which others ${otherCores(cpu).toFixed(2)} cores; ` +
+          `ms CPU per request: ferry ${((coresOf(cpu, 'ferry') * cpu.seconds * 1000) / burstSize).toFixed(2)}, bench ${((coresOf(cpu, 'bench') * cpu.seconds * 1000) / burstSize).toFixed(2)}`,
+      );
+      console.log(`  machine just before: ${load}`);
+    }
+  } finally {
+    await ferry.stop();
+    await dest.close();
+  }
+}
+
+if (only === 'burst') await burst();
 if (only === undefined || only === 'bare') await bareClient();
 if (only === undefined || only === 'throughput') await throughput();
 if (only === undefined || only === 'lateness') await lateness();

@@ -5,9 +5,11 @@
  */
 import type { Api } from '../support/api-client.js';
 import type { FerryProcess } from '../support/ferry-process.js';
-import { formatCpu, type CpuUse } from './cpu-meter.js';
+import type { CpuUse } from './cpu-meter.js';
 import type { Receiver } from './receiver.js';
-import { ceilMinute, forEachBounded, iso, memoryOf, MINUTE, rssSampler, sleep, sleepUntil, type BenchOptions, type LogCounts } from './schedules-measure.js';
+import {
+  ceilMinute, fmtCpu, forEachBounded, iso, machineLoad, memoryOf, MINUTE, rssSampler, sleep, sleepUntil, type BenchOptions, type LogCounts,
+} from './schedules-measure.js';
 import { analyse, type Analysis, type Stored } from './schedules-occurrences.js';
 import { formatThreads, threadMeter, type ThreadUse } from './thread-meter.js';
 
@@ -69,6 +71,8 @@ export interface Window {
   threads: ThreadUse;
   /** Cron with a lead: the part of the window from 0.5 s before the boundary, when only delivery is left. */
   delivery?: { seconds: number; cpu: CpuUse; threads: ThreadUse };
+  /** `machineLoad()` just before the window's delivery part (or the window). */
+  load: string;
 }
 
 export interface FiringResult extends Analysis {
@@ -145,7 +149,10 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
     // Cron with a lead: the occurrences are created ahead, then all delivered from the boundary; that part is
     // measured on its own too.
     let deliveryPart: { t1: number; meter: { stop(): CpuUse }; threads: { stop(): ThreadUse } } | undefined;
+    let load = machineLoad();
     if (timingKind === 'cron' && scheduleLeadMs > 0) {
+      await sleepUntil(boundary - 600);
+      load = machineLoad();
       await sleepUntil(boundary - 500);
       deliveryPart = { t1: Date.now(), meter: d.meter(), threads: threadMeter(d.ferry.child.pid) };
     }
@@ -154,10 +161,10 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
     while (Date.now() < last && (timingKind === 'interval' || d.dest.count() - from < scheduleCount)) await sleep(20);
     const arrived = d.dest.count() - from;
     const delivery = deliveryPart && { seconds: (Date.now() - deliveryPart.t1) / 1000, cpu: deliveryPart.meter.stop(), threads: deliveryPart.threads.stop() };
-    windows.push({ minute: k, boundary, seconds: (Date.now() - t0) / 1000, arrived, cpu: meter.stop(), threads: threadsOf.stop(), ...(delivery ? { delivery } : {}) });
-    console.log(`  minute ${k + 1}: ${arrived} arrivals in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${formatCpu(windows.at(-1)!.cpu)}`);
+    windows.push({ minute: k, boundary, seconds: (Date.now() - t0) / 1000, arrived, cpu: meter.stop(), threads: threadsOf.stop(), load, ...(delivery ? { delivery } : {}) });
+    console.log(`  minute ${k + 1} (machine before it: ${load}): ${arrived} arrivals in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${fmtCpu(windows.at(-1)!.cpu)}`);
     console.log(`    ferry threads: ${formatThreads(windows.at(-1)!.threads)}`);
-    if (delivery) console.log(`    from 0.5 s before the instant: ${delivery.seconds.toFixed(1)} s; ${formatCpu(delivery.cpu)}; ferry threads: ${formatThreads(delivery.threads)}`);
+    if (delivery) console.log(`    from 0.5 s before the instant: ${delivery.seconds.toFixed(1)} s; ${fmtCpu(delivery.cpu)}; ferry threads: ${formatThreads(delivery.threads)}`);
   }
   await sleepUntil(windowEnd - scheduleLeadMs - 500);
   const wholeCpu = whole.stop();

@@ -2,9 +2,11 @@
  * Measurement helpers of the schedule benchmark (`schedules.ts`): its options, lateness statistics, memory and
  * CPU of the service process, and the warnings and errors it logs.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { FerryProcess } from '../support/ferry-process.js';
-import type { CpuUse } from './cpu-meter.js';
+import { formatCpu, type CpuUse } from './cpu-meter.js';
 
 export interface BenchOptions {
   readonly mode: 'embedded' | 'idle' | 'distributed';
@@ -80,6 +82,38 @@ export function fmtShare(s: Stats): string {
 }
 
 // ---------------------------------------------------------------------------------------------- CPU and memory
+
+/**
+ * What else the machine is doing: its load averages and how many test runners and other benches are running, so a
+ * figure measured on a shared machine can be told from one measured on a quiet one.
+ */
+export function machineLoad(): string {
+  const count = (pattern: string): number => {
+    try {
+      return Number(execFileSync('pgrep', ['-fc', pattern], { encoding: 'utf8' }).trim());
+    } catch {
+      // pgrep exits 1 when nothing matches.
+      return 0;
+    }
+  };
+  const [one, five, fifteen] = loadavg().map((l) => l.toFixed(2));
+  // This bench is one of the `bench/` processes itself (its npm and tsx wrappers too).
+  return `load average ${one}, ${five}, ${fifteen}; vitest processes ${count('vitest')}; bench processes ${count('test/bench/')}`;
+}
+
+/**
+ * Cores busy over the interval outside the measured processes (other engineers' runs, Cassandra, the kernel): the
+ * machine's busy share times its cores minus what the named processes used.
+ */
+export function otherCores(u: CpuUse): number {
+  const measured = u.cores.reduce((sum, [, c]) => sum + (Number.isNaN(c) ? 0 : c), 0);
+  return Math.max(0, u.machine * u.cpus - measured);
+}
+
+/** `formatCpu` with the cores the rest of the machine used meanwhile (`otherCores`). */
+export function fmtCpu(u: CpuUse): string {
+  return `${formatCpu(u)}, of which others ${otherCores(u).toFixed(2)} cores`;
+}
 
 /** CPU time of one named process over a measured interval, ms. */
 export function cpuMs(u: CpuUse, name: string): number {

@@ -36,9 +36,8 @@
  * Every loop is bounded in count and time; all traffic goes to 127.0.0.1.
  */
 import { loadConfig } from '../../src/config/config.js';
-import { formatCpu } from './cpu-meter.js';
 import type { FiringResult } from './schedules-firing.js';
-import { cpuMs, fmtShare, fmtStats, formatLog, iso, MINUTE, type BenchOptions } from './schedules-measure.js';
+import { cpuMs, fmtCpu, fmtShare, fmtStats, formatLog, iso, machineLoad, MINUTE, otherCores, type BenchOptions } from './schedules-measure.js';
 import { formatThreads } from './thread-meter.js';
 
 function parseOptions(): BenchOptions {
@@ -69,10 +68,11 @@ function parseOptions(): BenchOptions {
   };
 }
 
-function report(r: FiringResult, title: string, names: readonly string[], opts: BenchOptions): void {
+function report(r: FiringResult, title: string, names: readonly string[], opts: BenchOptions, startLoad: string): void {
   const { scheduleCount, minutes, timingKind } = opts;
   const occurrences = r.expected;
   console.log(`\n=== ${title} ===`);
+  console.log(`machine at the start: ${startLoad}; at the end: ${machineLoad()}`);
   console.log(
     `schedules ${scheduleCount} (${timingKind}), created in ${r.created.ms} ms (${Math.round((scheduleCount / r.created.ms) * 1000)}/s, ${opts.concurrency} at once), ` +
       `${r.creationEndedBeforeMs} ms before the first measured instant ${iso(r.firstBoundary)}; ${minutes} minute(s); ` +
@@ -100,16 +100,16 @@ function report(r: FiringResult, title: string, names: readonly string[], opts: 
   r.deliveryPerMinute.forEach((s, k) => console.log(`  minute ${k + 1}: ${fmtStats(s)}`));
   for (const w of r.windows) {
     const per = names.map((n) => `${n} ${(cpuMs(w.cpu, n) / Math.max(1, w.arrived)).toFixed(2)}`).join(', ');
-    console.log(`firing window ${w.minute + 1} (${w.seconds.toFixed(1)} s, ${w.arrived} arrivals): ${formatCpu(w.cpu)}; ms CPU per occurrence: ${per}`);
+    console.log(`firing window ${w.minute + 1} (${w.seconds.toFixed(1)} s, ${w.arrived} arrivals; machine before it: ${w.load}): ${fmtCpu(w.cpu)}; ms CPU per occurrence: ${per}`);
     console.log(`  ferry threads: ${formatThreads(w.threads)}`);
     if (w.delivery !== undefined) {
       const perDelivery = names.map((n) => `${n} ${(cpuMs(w.delivery!.cpu, n) / Math.max(1, w.arrived)).toFixed(2)}`).join(', ');
-      console.log(`  of which delivery, from 0.5 s before the instant (${w.delivery.seconds.toFixed(1)} s): ${formatCpu(w.delivery.cpu)}; ms CPU per occurrence: ${perDelivery}`);
+      console.log(`  of which delivery, from 0.5 s before the instant (${w.delivery.seconds.toFixed(1)} s): ${fmtCpu(w.delivery.cpu)}; ms CPU per occurrence: ${perDelivery}`);
       console.log(`    ferry threads: ${formatThreads(w.delivery.threads)}`);
     }
   }
   const perWhole = names.map((n) => `${n} ${(cpuMs(r.whole, n) / occurrences).toFixed(2)}`).join(', ');
-  console.log(`whole ${minutes} minute(s) (${r.whole.seconds.toFixed(0)} s): ${formatCpu(r.whole)}; ms CPU per occurrence: ${perWhole}`);
+  console.log(`whole ${minutes} minute(s) (${r.whole.seconds.toFixed(0)} s): ${fmtCpu(r.whole)}; ms CPU per occurrence: ${perWhole}`);
   console.log(`ferry RSS: ${r.rssBefore} MiB before the first measured minute, max ${r.rssMax} MiB during, peak (VmHWM) ${r.rssPeak} MiB`);
   if (r.storage !== undefined) console.log(`storage per occurrence: ${r.storage}`);
   console.log(`log: ${formatLog(r.log)}`);
@@ -125,22 +125,26 @@ function report(r: FiringResult, title: string, names: readonly string[], opts: 
         ? ` (from the instant: ${w.map((x) => (x.delivery ? `${x.delivery.seconds.toFixed(1)} s at ${(cpuMs(x.delivery.cpu, names[0]!) / x.delivery.seconds / 1000).toFixed(2)} cores` : '?')).join(', ')})`
         : '') +
       '; ' +
-      `RSS ${r.rssBefore} → max ${r.rssMax} MiB (peak ${r.rssPeak})`,
+      `RSS ${r.rssBefore} → max ${r.rssMax} MiB (peak ${r.rssPeak}); ` +
+      `load: other processes used ${w.map((x) => otherCores(x.delivery?.cpu ?? x.cpu).toFixed(2)).join(', ')} cores in the ${w.some((x) => x.delivery) ? 'delivery parts' : 'windows'}, ` +
+      `machine at the start: ${startLoad}`,
   );
 }
 
 const opts = parseOptions();
+const startLoad = machineLoad();
+console.log(`machine at the start: ${startLoad}`);
 // test/support/deployment.ts reads the backend when it is loaded: set it before any mode's module imports it.
 process.env.FERRY_TEST_BACKEND = opts.mode === 'distributed' ? 'cassandra' : 'embedded';
 const lead = `, occurrences enqueued ${opts.scheduleLeadMs / 1000} s ahead`;
 if (opts.mode === 'embedded') {
   const { embedded } = await import('./schedules-embedded.js');
-  report(await embedded(opts), `embedded, ${opts.scheduleCount} × ${opts.timingKind} every minute${lead}`, ['ferry', 'bench'], opts);
+  report(await embedded(opts), `embedded, ${opts.scheduleCount} × ${opts.timingKind} every minute${lead}`, ['ferry', 'bench'], opts, startLoad);
 } else if (opts.mode === 'idle') {
   const { idle } = await import('./schedules-idle.js');
   await idle(opts);
 } else {
   const { distributed } = await import('./schedules-distributed.js');
   const result = await distributed(opts);
-  report(result, `distributed (Cassandra + Kafka, 1 process), ${opts.scheduleCount} × ${opts.timingKind} every minute${lead}`, ['ferry#1', 'cassandra', 'kafka', 'bench'], opts);
+  report(result, `distributed (Cassandra + Kafka, 1 process), ${opts.scheduleCount} × ${opts.timingKind} every minute${lead}`, ['ferry#1', 'cassandra', 'kafka', 'bench'], opts, startLoad);
 }

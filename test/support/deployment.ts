@@ -22,6 +22,18 @@ export const TEST_BACKEND: 'embedded' | 'cassandra' = process.env.FERRY_TEST_BAC
 
 export const TEST_SHARDS = 6;
 
+/**
+ * This process's environment for a child it starts, without the variables that steer the tests themselves
+ * (FERRY_TEST_*, and FERRY_INFRA_* of test/infra): `ferry` refuses every FERRY_* name it does not know.
+ */
+export function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('FERRY_TEST_') && !name.startsWith('FERRY_INFRA_')) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
 function deploymentName(dataDir: string): string {
   return createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
 }
@@ -51,7 +63,7 @@ export async function prepareStorage(dataDir: string): Promise<void> {
   if (TEST_BACKEND === 'embedded') return;
   const marker = join(dataDir, '.migrated');
   if (existsSync(marker)) return;
-  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: { ...process.env, ...backendEnv(dataDir) } });
+  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir)) });
   writeFileSync(marker, '');
   prepared.add(dataDir);
 }

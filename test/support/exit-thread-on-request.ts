@@ -4,5 +4,5 @@ import { parentPort } from 'node:worker_threads';
 import type { ToTransportThread } from '../../src/adapters/http/transport-thread-protocol.js';
 
 parentPort!.on('message', (message: ToTransportThread) => {
-  if (typeof message === 'object' && message.sends.some((s) => s.request.url.endsWith('/exit-thread'))) process.exit(7);
+  if (typeof message === 'object' && 'sends' in message && message.sends.some((s) => s.request.url.endsWith('/exit-thread'))) process.exit(7);
 });

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { backendEnv, prepareStorage } from './deployment.js';
+import { backendEnv, childEnv, prepareStorage } from './deployment.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -37,7 +37,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
   const nodeArgs = process.env.FERRY_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   await prepareStorage(dataDir);
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
-    env: { ...process.env, ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env },
+    env: childEnv({ ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env }),
     // FERRY_TEST_STDOUT=inherit shows what node itself prints on stdout, e.g. with FERRY_TEST_NODE_ARGS="--trace-gc".
     stdio: ['ignore', process.env.FERRY_TEST_STDOUT === 'inherit' ? 'inherit' : 'ignore', 'pipe'],
   });
@@ -92,7 +92,7 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
 export async function ferryCli(dataDir: string, args: readonly string[]): Promise<Record<string, unknown>> {
   await prepareStorage(dataDir);
   const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...backendEnv(dataDir) },
+    env: childEnv(backendEnv(dataDir)),
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }

@@ -32,7 +32,7 @@ describe('WaitingRoom', () => {
     expect(drain(room, limits)).toEqual(['a1', 'b1', 'a2', 'b2']);
     expect(room.size).toBe(1);
 
-    limits.finish('a.example', 'p/q');
+    limits.exchanged('a.example', 'p/q');
     expect(drain(room, limits)).toEqual(['a3']);
     expect(room.size).toBe(0);
   });
@@ -64,5 +64,38 @@ describe('WaitingRoom', () => {
     expect(room.takeAll().map((w) => w.request.id)).toEqual(['new-a']);
     expect(room.size).toBe(0);
     expect(room.next(new ConcurrencyLimits(10, 10, 10))).toBeUndefined();
+  });
+});
+
+describe('ConcurrencyLimits', () => {
+  it('frees the slot when the exchange ends and keeps counting the outcome until it is written', () => {
+    const limits = new ConcurrencyLimits(2, 1, 2);
+    limits.start('a.example', 'p/q');
+    expect(limits.hostFull('a.example')).toBe(true);
+    expect(limits.claimable(0)).toBe(1);
+
+    limits.exchanged('a.example', 'p/q');
+    expect(limits.hostFull('a.example')).toBe(false);
+    expect(limits.queueFull('p/q')).toBe(false);
+    expect(limits.inFlight).toBe(0);
+    expect(limits.recording).toBe(1);
+    expect(limits.claimable(0)).toBe(2);
+
+    limits.recorded();
+    expect(limits.recording).toBe(0);
+  });
+
+  it('claims nothing more while the outcomes awaiting their write reach their own bound', () => {
+    const limits = new ConcurrencyLimits(4, 4, 4, 3);
+    for (let i = 0; i < 3; i++) {
+      limits.start('a.example', 'p/q');
+      limits.exchanged('a.example', 'p/q');
+    }
+    expect(limits.inFlight).toBe(0);
+    expect(limits.claimable(0)).toBe(0);
+    limits.recorded();
+    expect(limits.claimable(0)).toBe(1);
+    // Requests already claimed and waiting for a slot count against the slots.
+    expect(limits.claimable(4)).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { requestHeader } from '../../src/edge/request-headers.js';
 import { call, rawCall, useGateway } from './gateway-harness.js';
 
 describe('gateway binding of path, query and headers', () => {
@@ -76,14 +77,27 @@ describe('gateway binding of path, query and headers', () => {
     expect(res.body.error).toMatchObject({ code: 'INVALID_FIELD', field: 'search' });
   });
 
-  it('binds headers case-insensitively and joins repeated ones with ", "', async () => {
-    await rawCall(h, 'POST', '/requests/req_1/replay', ['IDEMPOTENCY-KEY', 'k1', 'idempotency-key', 'k2']);
-    expect(h.only().request).toMatchObject({ requestId: 'req_1', idempotencyKey: 'k1, k2' });
+  it('binds headers case-insensitively', async () => {
+    await rawCall(h, 'POST', '/requests/req_1/replay', ['IDEMPOTENCY-KEY', 'k1']);
+    expect(h.only().request).toMatchObject({ requestId: 'req_1', idempotencyKey: 'k1' });
   });
 
-  it('binds every Content-Type line, which Node itself would cut to the first', async () => {
-    await rawCall(h, 'POST', '/send?url=u', ['Content-Type', 'text/plain', 'Content-Type', 'text/html'], 'x');
-    expect(h.only().request.contentType).toBe('text/plain, text/html');
+  it('refuses a repeated Idempotency-Key with 422 naming the header, whatever the spelling of its lines', async () => {
+    const res = await rawCall(h, 'POST', '/requests/req_1/replay', ['IDEMPOTENCY-KEY', 'k1', 'idempotency-key', 'k2']);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'INVALID_IDEMPOTENCY_KEY', field: 'Idempotency-Key' });
+    expect(res.body.error.message).toContain('Idempotency-Key');
+    expect(h.calls).toHaveLength(0);
+  });
+
+  it('refuses a repeated Content-Type, which Node itself would cut to the first', async () => {
+    const send = await rawCall(h, 'POST', '/send?url=u', ['Content-Type', 'text/plain', 'Content-Type', 'text/html'], 'x');
+    expect(send.status).toBe(422);
+    expect(send.body.error).toMatchObject({ code: 'INVALID_CONTENT_TYPE', field: 'Content-Type' });
+    const json = await rawCall(h, 'POST', '/requests', ['Content-Type', 'application/json', 'content-type', 'application/json'], '{"url":"u"}');
+    expect(json.status).toBe(422);
+    expect(json.body.error).toMatchObject({ code: 'INVALID_CONTENT_TYPE', field: 'Content-Type' });
+    expect(h.calls).toHaveLength(0);
   });
 
   it('leaves unbound optional headers unset', async () => {
@@ -119,5 +133,10 @@ describe('gateway binding of path, query and headers', () => {
     const headers = h.only().context.requestHeader;
     expect(headers.get('authorization')).toBe('Bearer a');
     expect(headers.get('x-multi')).toBe('1, 2');
+  });
+
+  it('reads a repeated header joined, as gRPC and Connect calls read it, not as its first line', async () => {
+    await rawCall(h, 'GET', '/requests', ['Authorization', 'Bearer a', 'authorization', 'Bearer b']);
+    expect(requestHeader(h.only().context, 'authorization')).toBe('Bearer a, Bearer b');
   });
 });

@@ -55,11 +55,31 @@ describe('gateway envelope and statuses', () => {
     expect(internal.text).not.toContain('boom');
   });
 
-  it('answers an unknown path or an unknown method on a known path with 404 ROUTE_NOT_FOUND', async () => {
-    for (const [method, path] of [['GET', '/nope'], ['DELETE', '/send'], ['GET', '/send'], ['PUT', '/requests/req_1'], ['GET', '/requests/req_1/'], ['GET', '/']]) {
+  it('answers an unknown path with 404 ROUTE_NOT_FOUND', async () => {
+    for (const [method, path] of [['GET', '/nope'], ['POST', '/nope.v1.Nothing/Call'], ['GET', '/requests/req_1/'], ['GET', '/']]) {
       const res = await call(h, method!, path!);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.error.code).toBe('ROUTE_NOT_FOUND');
+      expect(res.body.request_id).toMatch(UUID_V4);
+      expect(res.headers.get('allow')).toBeNull();
+    }
+    expect(h.calls).toHaveLength(0);
+  });
+
+  it('answers a known path with another method with 405 METHOD_NOT_ALLOWED and the methods of the path in Allow', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/send', 'POST'],
+      ['GET', '/send', 'POST'],
+      ['PUT', '/requests/req_1', 'GET'],
+      ['DELETE', '/requests', 'POST, GET'],
+      ['GET', '/requests/req_1/cancel', 'POST'],
+      ['PUT', '/schedules/sch_1', 'GET, PATCH, DELETE'],
+    ]) {
+      const res = await call(h, method!, path!);
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(res.body).toMatchObject({ success: false, data: null, error: { code: 'METHOD_NOT_ALLOWED', field: null } });
+      expect(res.body.error.message).toContain(allow);
       expect(res.body.request_id).toMatch(UUID_V4);
     }
     expect(h.calls).toHaveLength(0);

@@ -47,6 +47,10 @@ export async function openCassandraBackend(o: CassandraBackendOptions): Promise<
     usage: new CassandraUsageStore(session, clock),
     projects: new CassandraProjectStore(session),
     secrets: new CassandraSecretStore(session),
+    // A read of the coordinator's own row: cheap, and it answers only while a node takes queries.
+    ready: async () => {
+      await session.read('SELECT release_version FROM system.local', [], 'the readiness probe');
+    },
     close: async () => {
       await requests.close();
       await schedules.close();

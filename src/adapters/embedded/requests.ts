@@ -81,6 +81,12 @@ export class EmbeddedRequestStore implements RequestStore {
     return this.db.read(() => this.db.statement(sql).pluck().get() as number | null);
   }
 
+  async dueUrls(until: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const sql = `SELECT url FROM requests WHERE status IN ${CLAIMABLE_SQL} AND due_at <= ? ORDER BY due_at, id LIMIT ?`;
+    return this.db.read(() => this.db.statement(sql).pluck().all(until, limit) as string[]);
+  }
+
   releaseLeases(now: number): Promise<number> {
     return this.db.write('releaseLeases', { now });
   }

@@ -3,7 +3,7 @@ import type { TimedOutcome } from '../../domain/delivery/outcome.js';
 import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-transport.js';
 import { startWorkerThread } from '../worker-thread.js';
 import { abortedAttempt, type HttpTransportOptions } from './transport.js';
-import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThreadData } from './transport-thread-protocol.js';
+import type { FromTransportThread, ThreadPrepare, ThreadSend, ToTransportThread, TransportThreadData } from './transport-thread-protocol.js';
 
 export interface ThreadedTransportOptions extends Omit<HttpTransportOptions, 'lookup' | 'tcpConnect'> {
   /** Delivery threads; each destination host is served by one of them, so its keep-alive pool stays in one place. */
@@ -45,6 +45,10 @@ export function threadedTransportRunning(threadModule: ThreadModule, opts: Threa
       if (closing !== null) return Promise.resolve(abortedAttempt());
       return threads[count === 1 ? 0 : threadOf(req.url, count)]!.send(req);
     },
+    prepare(url: string, connections: number): void {
+      if (closing !== null) return;
+      threads[count === 1 ? 0 : threadOf(url, count)]!.prepare({ url, connections });
+    },
     abortInFlight(): void {
       for (const t of threads) t.abortInFlight();
     },
@@ -84,6 +88,11 @@ class DeliveryThread {
         queueMicrotask(() => this.flush(worker));
       }
     });
+  }
+
+  /** Opening connections is the thread's business: one that is not running has nothing to open them for. */
+  prepare(prepare: ThreadPrepare): void {
+    this.worker?.postMessage({ prepare } satisfies ToTransportThread);
   }
 
   /** Attempts handed over in this turn are sent first, so the abort reaches them too. */

@@ -11,8 +11,17 @@ export interface ThreadSend {
   readonly request: OutboundRequest;
 }
 
-/** Main thread to delivery thread: the attempts started in one turn, `abort` of all in flight, or `close`. */
-export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | 'abort' | 'close';
+/** Connections to open ahead of attempts due soon (see `DeliveryTransport.prepare`). */
+export interface ThreadPrepare {
+  readonly url: string;
+  readonly connections: number;
+}
+
+/**
+ * Main thread to delivery thread: the attempts started in one turn, connections to open ahead, `abort` of all in
+ * flight, or `close`.
+ */
+export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | { readonly prepare: ThreadPrepare } | 'abort' | 'close';
 
 /**
  * Delivery thread to main thread: the outcomes of the attempts that ended in one turn. An attempt the transport

@@ -13,6 +13,7 @@ let replyScheduled = false;
 port.on('message', (message: ToTransportThread) => {
   if (message === 'close') void transport.close().then(() => port.close());
   else if (message === 'abort') transport.abortInFlight();
+  else if ('prepare' in message) transport.prepare?.(message.prepare.url, message.prepare.connections);
   else for (const send of message.sends) void run(send);
 });
 

@@ -7,7 +7,9 @@ import type { DeliveryTransport, OutboundRequest } from '../../ports/delivery-tr
 import { runAttempt, type AttemptSettings, type InFlightAttempts } from './attempt.js';
 import { createGuardedConnector, type TcpConnect } from './guarded-connector.js';
 import { createGuardedLookup } from './guarded-lookup.js';
+import { isPublicAddress, literalAddress } from './address-policy.js';
 import { secureContextWithExtraCa } from './trust-store.js';
+import { warmConnections } from './warm-connections.js';
 
 export interface HttpTransportOptions {
   /** Development and tests only: lets loopback and private destinations through all three guards. */
@@ -49,8 +51,9 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
     connectTimeoutMs: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     ...(opts.tcpConnect === undefined ? {} : { tcpConnect: opts.tcpConnect }),
   });
+  const warm = warmConnections(connector.connect);
   const agent = new Agent({
-    connect: connector.connect,
+    connect: warm.connect,
     connections: opts.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
   });
   let closing: Promise<void> | null = null;
@@ -64,6 +67,22 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
       const outcome = await runAttempt(agent, req, settings, inFlight);
       return { outcome, startedAt, durationMs: Math.round(performance.now() - started) };
     },
+    prepare(url: string, connections: number): void {
+      if (closing !== null) return;
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return;
+      }
+      // An address the attempt would refuse before connecting (guard (a) of `runAttempt`) is not connected to ahead.
+      const literal = literalAddress(target.hostname);
+      if (!settings.allowPrivate && literal !== null && !isPublicAddress(literal)) return;
+      // Connections undici holds already, idle or busy, count: the burst will use them too.
+      // (A pool's count; a single client's is a flag.)
+      const open = Number(agent.stats[target.origin]?.connected ?? 0);
+      warm.warm(url, Math.min(connections, opts.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN) - open);
+    },
     abortInFlight(): void {
       const stopping = [...inFlight];
       inFlight.clear();
@@ -73,6 +92,7 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
       // undici refuses a second close; shutdown paths may well call this more than once.
       closing ??= (async () => {
         transport.abortInFlight();
+        warm.close();
         connector.close();
         await agent.close();
       })();

@@ -55,7 +55,7 @@ export class KafkaWorkNotifier implements WorkNotifier {
       try {
         await this.producer.send({ topic: this.topic, acks: -1, messages: batch.map(encodeNotice) });
       } catch (err) {
-        this.log('warn', 'work notices not sent; owners find the work on their next scan', {
+        this.log('error', 'work notices not sent; owners find the work on their next scan', {
           notices: batch.length,
           error: String(err),
         });

@@ -3,6 +3,7 @@ export { validateDestinationUrl, isPublicAddress, type DestinationOptions } from
 export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime } from './durations.js';
 export { validateDestinationHeaders, validateContentType, isFieldValue } from './headers.js';
 export { validateMetadata } from './metadata.js';
+export { JsonText } from './json-text.js';
 export {
   validateSend,
   validateCreate,

@@ -2,6 +2,7 @@ import { FerryError } from '../errors.js';
 import { HTTP_METHODS, type HttpMethod, type RequestDefinition } from '../request.js';
 import { resolveDeliveryTime, parseTimeout } from './durations.js';
 import { validateContentType, validateDestinationHeaders } from './headers.js';
+import { JsonText } from './json-text.js';
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_METHOD,
@@ -41,7 +42,7 @@ export interface CreateInput {
   url: string;
   method?: string;
   headers: Record<string, string>;
-  /** Any JSON value; undefined means no body. */
+  /** Any JSON value, or its text when parsing would change it; undefined means no body. */
   body?: unknown;
   delay?: string;
   deliverAt?: string;
@@ -106,8 +107,9 @@ function checkBodySize(size: number, field = 'body'): void {
   }
 }
 
+/** An empty URL counts as absent: Protobuf cannot tell the two apart, and every protocol answers alike. */
 export function requireUrl(url: string | undefined, field = 'url'): string {
-  if (url === undefined || url === null) throw new FerryError('MISSING_FIELD', `${field} is required.`, field);
+  if (url === undefined || url === null || url === '') throw new FerryError('MISSING_FIELD', `${field} is required.`, field);
   return url;
 }
 
@@ -146,10 +148,10 @@ function splitContentType(headers: Record<string, string>): { contentType: strin
   return { contentType: first === undefined ? undefined : validateContentType(first[1], `headers.${first[0]}`), rest };
 }
 
-/** A JSON body as the UTF-8 bytes delivered; undefined means no body. */
+/** A JSON body as the UTF-8 bytes delivered: its own text when it comes as JsonText; undefined means no body. */
 export function validateJsonBody(body: unknown, field = 'body'): Uint8Array | null {
   if (body === undefined) return null;
-  const text = JSON.stringify(body);
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
   if (text === undefined) throw new FerryError('INVALID_FIELD', 'The body must be a JSON value.', field);
   const bytes = utf8Bytes(text);
   checkBodySize(bytes.byteLength, field);

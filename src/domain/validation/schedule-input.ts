@@ -11,7 +11,7 @@ import { validateDestinationUrl } from './url.js';
 /** The request every occurrence of a schedule creates, as the caller gave it. */
 export interface ScheduleRequestInput {
   url?: string;
-  /** Any JSON value; undefined means no body. */
+  /** Any JSON value, or its text when parsing would change it; undefined means no body. */
   body?: unknown;
   /** Absent (or empty, on update) keeps the stored headers. */
   headers?: Record<string, string>;

@@ -1,5 +1,6 @@
 import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { createContextValues, type ContextValues, type HandlerContext } from '@connectrpc/connect';
+import type { Acceptance } from '../../domain/request.js';
 
 /**
  * The HandlerContext of a JSON HTTP call. It is built on the hot path of every call, so whatever an
@@ -8,6 +9,9 @@ import { createContextValues, type ContextValues, type HandlerContext } from '@c
  */
 export class GatewayCallContext implements HandlerContext {
   readonly protocolName = 'json';
+  /** Noted by the services for the call observer (see `src/edge/call-notes.ts`): plain fields, nothing to allocate. */
+  projectId: string | undefined = undefined;
+  accepted: Acceptance | readonly Acceptance[] | undefined = undefined;
   private controller: AbortController | undefined;
   private pendingReason: unknown;
   private aborted = false;
@@ -54,10 +58,17 @@ export class GatewayCallContext implements HandlerContext {
     return this.makeUrl();
   }
 
-  /** Reads one request header (name in lower case) without building a Headers object. */
+  /**
+   * Reads one request header (name in lower case) without building a Headers object. Repeated lines are joined
+   * with ", " as `Headers.get` joins them for gRPC and Connect calls, so a repeated Authorization is the same
+   * malformed key on every protocol instead of its first line here.
+   */
   header(name: string): string | null {
-    for (const [n, v] of this.pairs) if (n.length === name.length && n.toLowerCase() === name) return v;
-    return null;
+    let value: string | null = null;
+    for (const [n, v] of this.pairs) {
+      if (n.length === name.length && n.toLowerCase() === name) value = value === null ? v : `${value}, ${v}`;
+    }
+    return value;
   }
 
   abort(reason: unknown): void {

@@ -19,13 +19,15 @@ export function errorEnvelope(err: FerryError, requestId: string): string {
 
 type Response = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
 
-export function sendJson(res: Response, status: number, body: string, requestId: string): void {
+/** The headers of a JSON answer; `extra` adds some (Allow, Connection) to a rare one. */
+export function jsonHeaders(body: string, requestId: string, extra?: Readonly<Record<string, string>>): Record<string, string | number> {
+  const headers = { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), [REQUEST_ID_HEADER]: requestId };
+  return extra === undefined ? headers : { ...headers, ...extra };
+}
+
+export function sendJson(res: Response, status: number, body: string, requestId: string, extra?: Readonly<Record<string, string>>): void {
   // Both response kinds take the same arguments; their typings just disagree on the overloads.
-  (res as ServerResponse).writeHead(status, {
-    'Content-Type': JSON_TYPE,
-    'Content-Length': Buffer.byteLength(body),
-    [REQUEST_ID_HEADER]: requestId,
-  });
+  (res as ServerResponse).writeHead(status, jsonHeaders(body, requestId, extra));
   res.end(body);
 }
 
@@ -34,6 +36,6 @@ export function sendEmpty(res: Response, status: number, requestId: string): voi
   res.end();
 }
 
-export function sendError(res: Response, err: FerryError, requestId: string): void {
-  sendJson(res, err.status, errorEnvelope(err, requestId), requestId);
+export function sendError(res: Response, err: FerryError, requestId: string, extra?: Readonly<Record<string, string>>): void {
+  sendJson(res, err.status, errorEnvelope(err, requestId), requestId, extra);
 }

@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
-import { constants as h2 } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { create } from '@bufbuild/protobuf';
 import type { DescService, Message } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { FerryError } from '../../domain/errors.js';
+import { FerryError, type ErrorCode } from '../../domain/errors.js';
+import type { ApiCallObserver } from '../../ports/telemetry.js';
 import { toFerryError } from '../errors.js';
 import { GatewayCallContext } from './call-context.js';
 import { ClientGone, readBody, TOO_LARGE } from './body.js';
+import { answerEarly } from './early-answer.js';
 import { sendEmpty, sendError, sendJson, successEnvelope } from './envelope.js';
 import { scanHeaders } from './headers.js';
 import { fieldWriter, messageWriter, type ValueWriter } from './json-writer.js';
 import { compileRequestBinder, type RequestBinder } from './request-message.js';
 import { Router } from './router.js';
-import { DEFAULT_MAX_BODY_BYTES, readRoutes, type Route } from './routes.js';
+import { readRoutes, type Route } from './routes.js';
 
 /** A service to expose over JSON HTTP, with the implementation that answers its calls. */
 export interface GatewayService<S extends DescService = DescService> {
@@ -26,6 +27,8 @@ export interface GatewayService<S extends DescService = DescService> {
 export interface GatewayOptions {
   /** Only these services are routed; an RPC missing from a partial implementation has no route. */
   readonly services: ReadonlyArray<GatewayService>;
+  /** Told of every answered call. */
+  readonly observer?: ApiCallObserver;
 }
 
 /**
@@ -47,7 +50,13 @@ interface Entry {
   readonly writeData: ValueWriter;
   /** Writes `meta`, or undefined when the route's `meta` is always null. */
   readonly writeMeta: ValueWriter | undefined;
+  /** The route as the observer reports it (`POST /requests/{request_id}/cancel`), and its RPC's full name. */
+  readonly name: string;
+  readonly rpc: string;
 }
+
+/** The route and RPC reported for a call that matched no route. */
+const UNMATCHED = 'unmatched';
 
 /**
  * Builds the JSON HTTP API from the `(ferry.v1.http)` options of the given services: one Node request handler
@@ -60,13 +69,21 @@ export function createGateway(opts: GatewayOptions): (req: GatewayRequest, res: 
     for (const route of readRoutes(service)) {
       const fn = (impl as Record<string, unknown>)[route.method.localName];
       if (typeof fn !== 'function') continue;
-      entries.push({ route, call: (fn as UnaryCall).bind(impl), bind: compileRequestBinder(route), writeData: dataWriter(route), writeMeta: metaWriter(route) });
+      entries.push({
+        route,
+        call: (fn as UnaryCall).bind(impl),
+        bind: compileRequestBinder(route),
+        writeData: dataWriter(route),
+        writeMeta: metaWriter(route),
+        name: `${route.httpMethod} ${route.template.source}`,
+        rpc: `${route.service.typeName}/${route.method.name}`,
+      });
     }
   }
   const router = new Router(entries);
 
   return (req, res) => {
-    handle(router, req, res).catch((err: unknown) => {
+    handle(router, req, res, opts.observer).catch((err: unknown) => {
       // Only reached when answering itself failed; a half-sent response can only be cut off.
       if (!res.headersSent && !(err instanceof ClientGone)) sendError(res, toFerryError(err), randomUUID());
       else res.destroy();
@@ -93,37 +110,38 @@ function metaWriter(route: Route): ValueWriter | undefined {
   };
 }
 
-async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse): Promise<void> {
+async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse, observer: ApiCallObserver | undefined): Promise<void> {
+  const startedAt = performance.now();
   const requestId = randomUUID();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const method = req.method ?? '';
   const match = router.match(method, path);
-  const route = match?.entry.route;
-  const headers = scanHeaders(req.rawHeaders, route?.headers ?? []);
-  const limit = route?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-
-  if (headers.contentLength !== undefined && Number(headers.contentLength) > limit) return refuseTooLarge(req, res, limit, requestId);
+  // A miss is answered before any body is read: a client may hold its request stream open until it has an answer.
+  if (match === undefined) return observe(observer, startedAt, undefined, requestId, answerRouteMiss(router, req, res, method, path, requestId));
+  const { entry, captures } = match;
+  const { route } = entry;
+  const headers = scanHeaders(req.rawHeaders, route.headers);
+  if (headers.repeated !== undefined) return refuse(observer, startedAt, entry, req, res, repeatedHeader(headers.repeated), requestId);
+  if (headers.contentLength !== undefined && Number(headers.contentLength) > route.maxBodyBytes) {
+    return refuse(observer, startedAt, entry, req, res, tooLarge(route), requestId);
+  }
   let body: Buffer | typeof TOO_LARGE;
   try {
-    body = await readBody(req, limit, route !== undefined && route.body.kind !== 'none');
+    body = await readBody(req, route.maxBodyBytes, route.body.kind !== 'none');
   } catch (err) {
     if (err instanceof ClientGone) return;
     throw err;
   }
-  if (body === TOO_LARGE) return refuseTooLarge(req, res, limit, requestId);
-  if (match === undefined) {
-    return sendError(res, new FerryError('ROUTE_NOT_FOUND', `No route for ${method} ${path}.`), requestId);
-  }
+  if (body === TOO_LARGE) return refuse(observer, startedAt, entry, req, res, tooLarge(route), requestId);
 
-  const { entry, captures } = match;
   let context: GatewayCallContext | undefined;
   try {
     const request = entry.bind({ captures, query: q === -1 ? '' : url.slice(q + 1), headers, body });
     const ctx = new GatewayCallContext(
-      entry.route.service,
-      entry.route.method,
+      route.service,
+      route.method,
       method,
       headers.pairs,
       () => `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
@@ -135,13 +153,16 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
     });
     const result = await entry.call(request, ctx);
     if (res.destroyed) return;
-    const response = create(entry.route.method.output, result as never) as unknown as Record<string, unknown>;
-    const status = successStatus(entry.route, response);
-    if (entry.route.emptyResponse) sendEmpty(res, status, requestId);
+    const response = create(route.method.output, result as never) as unknown as Record<string, unknown>;
+    const status = successStatus(route, response);
+    if (route.emptyResponse) sendEmpty(res, status, requestId);
     else sendJson(res, status, successEnvelope(entry.writeData(response), requestId, entry.writeMeta?.(response)), requestId);
+    observe(observer, startedAt, entry, requestId, status, undefined, ctx);
   } catch (err) {
     if (res.headersSent || res.destroyed) return;
-    sendError(res, toFerryError(err), requestId);
+    const failure = toFerryError(err);
+    sendError(res, failure, requestId);
+    observe(observer, startedAt, entry, requestId, failure, err, context);
   } finally {
     // Connect signals handlers on completion too, so work tied to the signal stops with the call. A shared
     // reason spares the DOMException that a bare abort() builds, stack trace included, on every call.
@@ -149,43 +170,82 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
   }
 }
 
-function successStatus(route: Route, response: Record<string, unknown>): number {
-  for (const o of route.statusOverrides) if (response[o.field.localName] === o.value) return o.status;
-  return route.successStatus;
+/** 405 with the methods of the path in `Allow` when the path has routes, else 404; answers the error sent. */
+function answerRouteMiss(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse, method: string, path: string, requestId: string): FerryError {
+  const allowed = router.methodsOf(path);
+  if (allowed.length === 0) {
+    const unrouted = new FerryError('ROUTE_NOT_FOUND', `No route for ${method} ${path}.`);
+    answerEarly(req, res, unrouted, requestId);
+    return unrouted;
+  }
+  const allow = allowed.join(', ');
+  const refusal = new FerryError('METHOD_NOT_ALLOWED', `${path} does not take ${method}; it takes ${allow}.`);
+  answerEarly(req, res, refusal, requestId, { Allow: allow });
+  return refusal;
+}
+
+/** Answers a refusal before the body is read (see `answerEarly`), and reports it. */
+function refuse(
+  observer: ApiCallObserver | undefined,
+  startedAt: number,
+  entry: Entry,
+  req: GatewayRequest,
+  res: GatewayResponse,
+  refusal: FerryError,
+  requestId: string,
+): void {
+  answerEarly(req, res, refusal, requestId);
+  observe(observer, startedAt, entry, requestId, refusal);
 }
 
 /**
- * After a 413 on HTTP/1, the rest of a body is read and dropped up to this many bytes so that the client, still
- * sending, reads the answer instead of a reset: closing a socket with unread bytes makes the kernel send RST, and
- * clients then report a broken pipe rather than the 413. Past this, the connection is cut.
+ * Tells the observer of an answered call: its status, or the error it was answered with (and what was thrown
+ * behind that). The one place the gateway reports calls; calls whose client left before the answer are not.
  */
-const DISCARD_AFTER_REFUSAL_BYTES = 64 * 1024 * 1024;
-
-/**
- * Answers 413 without buffering the rest of the body. HTTP/1 discards a bounded remainder (see above) and keeps
- * the connection; HTTP/2 resets just the stream with NO_ERROR, which tells the client to stop sending
- * (RFC 9113, 8.1).
- */
-function refuseTooLarge(req: GatewayRequest, res: GatewayResponse, limit: number, requestId: string): void {
-  const refusal = new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${limit} bytes.`);
-  if ('stream' in req) {
-    sendError(res, refusal, requestId);
-    // close() waits for the response to flush before it resets. The compat response only reports 'finish' once
-    // the stream is closed, so waiting for that would wait forever.
-    req.stream.close(h2.NGHTTP2_NO_ERROR);
-    // A closed stream is destroyed only once its readable side ends, which a paused one never would.
-    req.resume();
-    return;
-  }
-  const declared = Number(req.headers['content-length']);
-  const bounded = Number.isFinite(declared) && declared <= DISCARD_AFTER_REFUSAL_BYTES;
-  if (!bounded) (res as ServerResponse).setHeader('Connection', 'close');
-  sendError(res, refusal, requestId);
-  if (!bounded) return;
-  let discarded = 0;
-  req.on('data', (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > DISCARD_AFTER_REFUSAL_BYTES) req.socket.destroy();
+function observe(
+  observer: ApiCallObserver | undefined,
+  startedAt: number,
+  entry: Entry | undefined,
+  requestId: string,
+  answer: number | FerryError,
+  thrown?: unknown,
+  ctx?: GatewayCallContext,
+): void {
+  if (observer === undefined) return;
+  const failed = typeof answer === 'number' ? undefined : answer;
+  observer.observeCall({
+    protocol: 'json',
+    route: entry?.name ?? UNMATCHED,
+    rpc: entry?.rpc ?? UNMATCHED,
+    status: failed === undefined ? (answer as number) : failed.status,
+    code: failed?.code,
+    field: failed?.field,
+    durationMs: performance.now() - startedAt,
+    requestId,
+    projectId: ctx?.projectId,
+    accepted: failed === undefined ? ctx?.accepted : undefined,
+    error: thrown,
   });
-  req.resume();
+}
+
+/** The code of a repeated single-valued header: the one its value would get if it were malformed. */
+const REPEATED_HEADER_CODES: Readonly<Record<string, ErrorCode>> = {
+  'content-type': 'INVALID_CONTENT_TYPE',
+  'idempotency-key': 'INVALID_IDEMPOTENCY_KEY',
+};
+
+function repeatedHeader(name: string): FerryError {
+  const code = REPEATED_HEADER_CODES[name.toLowerCase()] ?? 'INVALID_FIELD';
+  return new FerryError(code, `The ${name} header is given more than once; it takes a single value.`, name);
+}
+
+/** A raw body is a field of its own, named in the error like every field; a JSON body is the request as a whole. */
+function tooLarge(route: Route): FerryError {
+  const field = route.body.kind === 'raw' ? route.body.field.name : undefined;
+  return new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${route.maxBodyBytes} bytes.`, field);
+}
+
+function successStatus(route: Route, response: Record<string, unknown>): number {
+  for (const o of route.statusOverrides) if (response[o.field.localName] === o.value) return o.status;
+  return route.successStatus;
 }

@@ -8,20 +8,26 @@ export interface ScannedHeaders {
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
   readonly host: string | undefined;
-  /** Per binding of the route: the joined value, the collected prefix map, or undefined when absent. */
+  /** Per binding of the route: the value, the collected prefix map, or undefined when absent. */
   readonly bound: (string | Record<string, string> | undefined)[];
+  /**
+   * The name of the first header that takes one value but came more than once (Content-Type or a header bound to a
+   * singular field), as the API spells it; undefined when there is none.
+   */
+  readonly repeated: string | undefined;
 }
 
 /**
  * Reads `req.rawHeaders` once. Node's parsed `req.headers` keeps only the first of some repeated headers
- * (Content-Type, Authorization) and lower-cases every name, while bindings need every value and prefix
- * bindings need the name as the client spelled it.
+ * (Content-Type, Authorization) and lower-cases every name, while a single-valued header must be refused when
+ * repeated rather than read as its first line, and prefix bindings need the name as the client spelled it.
  */
 export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRoute[]): ScannedHeaders {
   const pairs: [string, string][] = [];
   let contentLength: string | undefined;
   let contentType: string | undefined;
   let host: string | undefined;
+  let repeated: string | undefined;
   const bound: (string | Record<string, string> | undefined)[] = bindings.length === 0 ? [] : new Array(bindings.length);
   let prefixKeys: Map<string, string>[] | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -36,13 +42,16 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
     const lower = name.toLowerCase();
     if (lower === 'content-length') contentLength = value;
     else if (lower === 'host') host ??= value;
-    else if (lower === 'content-type') contentType = contentType === undefined ? value : `${contentType}, ${value}`;
+    else if (lower === 'content-type') {
+      if (contentType !== undefined) repeated ??= 'Content-Type';
+      contentType = value;
+    }
     for (let b = 0; b < bindings.length; b++) {
       const binding = bindings[b]!;
       if (!binding.prefix) {
         if (lower === binding.lowerName) {
-          const prev = bound[b] as string | undefined;
-          bound[b] = prev === undefined ? value : `${prev}, ${value}`;
+          if (bound[b] !== undefined) repeated ??= binding.name;
+          bound[b] = value;
         }
         continue;
       }
@@ -62,5 +71,5 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
       }
     }
   }
-  return { pairs, contentLength, contentType, host, bound };
+  return { pairs, contentLength, contentType, host, bound, repeated };
 }

@@ -1,6 +1,7 @@
 import { NullValue } from '@bufbuild/protobuf/wkt';
 import type { ListValue, Struct, Timestamp, Value } from '@bufbuild/protobuf/wkt';
 import { invalid, isObject, joinPath, setOwn } from './json-util.js';
+import { valueText } from './value-text.js';
 
 /**
  * Nesting allowed inside a `google.protobuf.Value`. JSON.parse copes with any depth, but converting and writing
@@ -69,9 +70,11 @@ export function timestampToJson(ts: Timestamp): string {
   return `"${new Date(Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000)).toISOString()}"`;
 }
 
-/** Writes a Value as the plain JSON it stands for. */
+/** Writes a Value as the plain JSON it stands for, or as the text it was read from when that text is kept. */
 export function valueToJson(value: Value | undefined): string {
   if (value === undefined) return 'null';
+  const kept = valueText(value);
+  if (kept !== undefined) return kept;
   const { kind } = value;
   switch (kind.case) {
     case 'stringValue':

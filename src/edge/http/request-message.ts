@@ -3,6 +3,7 @@ import type { Message } from '@bufbuild/protobuf';
 import { FerryError } from '../../domain/errors.js';
 import type { ScannedHeaders } from './headers.js';
 import { messageReader } from './json-reader.js';
+import { noteRespelledNumbers } from './json-source.js';
 import { isObject } from './json-util.js';
 import { compileQuery } from './query.js';
 import type { Route } from './routes.js';
@@ -50,11 +51,22 @@ export function compileRequestBinder(route: Route): RequestBinder {
   };
 }
 
-/** Parses a JSON body whose top level must be an object; a Content-Type, when sent, must say JSON. */
+/**
+ * Parses a JSON body whose top level must be an object; a Content-Type, when sent, must say JSON. The values of
+ * members whose numbers JSON.parse respelled keep their text (see json-source.ts).
+ */
 export function parseJsonBody(bytes: Buffer, contentType: string | undefined): Record<string, unknown> {
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
     throw new FerryError('INVALID_CONTENT_TYPE', 'The Content-Type must be application/json.');
   }
+  const { json, text } = parseJsonObject(bytes);
+  // Body values are delivered; where JSON.parse respelled a number, the reader keeps the text as written.
+  noteRespelledNumbers(text, json);
+  return json;
+}
+
+/** Parses UTF-8 JSON text whose top level must be an object, refusing anything else with INVALID_JSON. */
+export function parseJsonObject(bytes: Uint8Array): { json: Record<string, unknown>; text: string } {
   if (bytes.length === 0) throw new FerryError('INVALID_JSON', 'The body is empty; a JSON object is expected.');
   let text: string;
   try {
@@ -69,7 +81,7 @@ export function parseJsonBody(bytes: Buffer, contentType: string | undefined): R
     throw new FerryError('INVALID_JSON', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (!isObject(json)) throw new FerryError('INVALID_JSON', 'The body must be a JSON object.');
-  return json;
+  return { json, text };
 }
 
 function isJsonMediaType(value: string): boolean {

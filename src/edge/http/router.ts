@@ -51,4 +51,16 @@ export class Router<T extends { readonly route: Route }> {
     }
     return undefined;
   }
+
+  /** The methods that have a route for this path, for the Allow header of a 405; empty for a path with none. */
+  methodsOf(path: string): string[] {
+    const methods = new Set(this.literal.get(path)?.keys());
+    if (path.length >= 2 && path.charCodeAt(0) === 47 /* / */) {
+      const parts = path.slice(1).split('/');
+      for (const entry of this.templated.get(parts.length) ?? []) {
+        if (matchPathTemplate(entry.route.template, parts) !== undefined) methods.add(entry.route.httpMethod);
+      }
+    }
+    return [...methods];
+  }
 }

@@ -67,6 +67,11 @@ export function readRoutes(service: DescService): Route[] {
   return service.methods.filter((m) => hasOption(m, http)).map(readRoute);
 }
 
+/** The route of one RPC, or undefined when it declares none. */
+export function routeOf(method: DescMethod): Route | undefined {
+  return hasOption(method, http) ? readRoute(method) : undefined;
+}
+
 function readRoute(method: DescMethod): Route {
   const fail = (why: string): never => {
     throw new Error(`(ferry.v1.http) of ${method.parent.typeName}.${method.name}: ${why}`);

@@ -1,8 +1,9 @@
 import { toJson } from '@bufbuild/protobuf';
-import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import type { CreateInput, SendInput } from '../../domain/validation/index.js';
+import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
+import { JsonText, type CreateInput, type SendInput } from '../../domain/validation/index.js';
 import type { SendRequest } from '../../gen/ferry/v1/request_service_pb.js';
 import type { BatchItem, RequestInput } from '../../gen/ferry/v1/requests_pb.js';
+import { valueText } from '../http/value-text.js';
 
 export function sendInputOf(m: SendRequest): SendInput {
   return {
@@ -26,7 +27,7 @@ export function createInputOf(m: RequestInput | BatchItem | undefined): CreateIn
     url: m.url,
     method: m.method,
     headers: { ...m.headers },
-    body: m.body === undefined ? undefined : toJson(ValueSchema, m.body),
+    body: m.body === undefined ? undefined : bodyOf(m.body),
     delay: m.delay,
     deliverAt: m.deliverAt,
     timeout: m.timeout,
@@ -34,4 +35,13 @@ export function createInputOf(m: RequestInput | BatchItem | undefined): CreateIn
     queue: m.queue,
     metadata: { ...m.metadata },
   };
+}
+
+/**
+ * A body to deliver: the JSON text the caller wrote when the JSON API kept it (a number that parsing would
+ * respell), else the value. gRPC and Connect carry numbers as doubles, so theirs are values.
+ */
+export function bodyOf(value: Value): unknown {
+  const text = valueText(value);
+  return text === undefined ? toJson(ValueSchema, value) : new JsonText(text);
 }

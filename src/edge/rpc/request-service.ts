@@ -16,6 +16,7 @@ import {
   SendResponseSchema,
   type RequestService,
 } from '../../gen/ferry/v1/request_service_pb.js';
+import { noteAccepted, noteProjectOf } from '../call-notes.js';
 import { requestHeader } from '../request-headers.js';
 import { createInputOf, sendInputOf } from './from-proto.js';
 import { acceptanceToProto, attemptToProto, requestToProto, summaryToProto, ts } from './to-proto.js';
@@ -31,19 +32,22 @@ export interface RequestServiceDeps {
  * gateway calls the same functions. It only maps messages; rules live in the domain and the use cases.
  */
 export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof RequestService> {
-  const project = (ctx: HandlerContext): Promise<Project> => deps.auth.authenticate(requestHeader(ctx, 'authorization'));
+  const project = (ctx: HandlerContext): Promise<Project> => noteProjectOf(ctx, deps.auth.authenticate(requestHeader(ctx, 'authorization')));
   return {
     async send(req, ctx) {
       const accepted = await deps.commands.send(await project(ctx), sendInputOf(req), req.idempotencyKey);
+      noteAccepted(ctx, accepted);
       return create(SendResponseSchema, { acceptance: acceptanceToProto(accepted) });
     },
     async createRequest(req, ctx) {
       const accepted = await deps.commands.create(await project(ctx), createInputOf(req.input), req.idempotencyKey);
+      noteAccepted(ctx, accepted);
       return create(CreateRequestResponseSchema, { acceptance: acceptanceToProto(accepted) });
     },
     async batchCreateRequests(req, ctx) {
       const items = req.requests.map((item) => ({ ...createInputOf(item), idempotencyKey: item.idempotencyKey }));
       const accepted = await deps.commands.batch(await project(ctx), items, req.idempotencyKey);
+      noteAccepted(ctx, accepted);
       return create(BatchCreateRequestsResponseSchema, { requests: accepted.map(acceptanceToProto) });
     },
     async listRequests(req, ctx) {
@@ -82,6 +86,7 @@ export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof
     },
     async replayRequest(req, ctx) {
       const accepted = await deps.commands.replay(await project(ctx), req.requestId, req.idempotencyKey);
+      noteAccepted(ctx, accepted);
       return create(ReplayRequestResponseSchema, { acceptance: acceptanceToProto(accepted) });
     },
   };

@@ -1,5 +1,5 @@
-import { create, fromJson, toJson } from '@bufbuild/protobuf';
-import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import { create, fromJson } from '@bufbuild/protobuf';
+import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
 import type { ScheduleStatus as DomainStatus, RunOutcome as DomainOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { Timing as DomainTiming } from '../../domain/schedule/timing.js';
 import type { TimingInput } from '../../domain/validation/timing.js';
@@ -14,6 +14,9 @@ import {
   type ScheduleSummary,
   type Timing,
 } from '../../gen/ferry/v1/schedules_pb.js';
+import { hasRespelledNumber } from '../http/json-source.js';
+import { keepValueText } from '../http/value-text.js';
+import { bodyOf } from './from-proto.js';
 import { ts } from './to-proto.js';
 
 const STATUS: Record<DomainStatus, ScheduleStatus> = { active: ScheduleStatus.ACTIVE, paused: ScheduleStatus.PAUSED };
@@ -31,7 +34,7 @@ export function requestInputOf(r: ScheduleRequestInput | undefined): DomainReque
   if (r === undefined) return undefined;
   return {
     url: r.url,
-    body: r.body === undefined ? undefined : toJson(ValueSchema, r.body),
+    body: r.body === undefined ? undefined : bodyOf(r.body),
     headers: { ...r.headers },
     retry: r.retry,
   };
@@ -76,9 +79,17 @@ export function scheduleToProto(s: StoredSchedule): Schedule {
     ...summaryFields(s),
     request: {
       url: s.request.url,
-      body: s.request.body === null ? undefined : fromJson(ValueSchema, JSON.parse(new TextDecoder().decode(s.request.body))),
+      body: s.request.body === null ? undefined : storedBody(s.request.body),
       headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
       retry: s.request.retry,
     },
   });
+}
+
+/** A stored body as a Value; the JSON API shows it as stored when parsing would respell a number of it. */
+function storedBody(bytes: Uint8Array): Value {
+  const text = new TextDecoder().decode(bytes);
+  const value = fromJson(ValueSchema, JSON.parse(text));
+  if (hasRespelledNumber(text)) keepValueText(value, text);
+  return value;
 }

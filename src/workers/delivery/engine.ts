@@ -7,6 +7,7 @@ import { VersionConflict, type RequestStore, type ShardScope } from '../../ports
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
+import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
 import { settlement } from './settle.js';
 
@@ -82,10 +83,15 @@ export class DeliveryEngine {
 
   /** Free slots worth a claim of their own when attempts finish. */
   private readonly claimBatch: number;
+  /** Opens connections ahead of known due work; undefined when the store or the transport cannot. */
+  private readonly warmUp: ConnectionWarmUp | undefined;
 
   constructor(private readonly o: DeliveryEngineOptions) {
     this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue);
     this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
+    this.warmUp = ConnectionWarmUp.possible(o.requests, o.transport)
+      ? new ConnectionWarmUp({ ...o, onError: (err) => this.emit({ type: 'engine_error', error: `${String(err)} (opening connections ahead)` }) })
+      : undefined;
   }
 
   start(): void {
@@ -122,6 +128,7 @@ export class DeliveryEngine {
   async stop(graceMs: number): Promise<void> {
     this.stopped.abort();
     this.disarm();
+    this.warmUp?.stop();
     await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
     const deadline = this.o.clock.setTimer(() => {
       this.aborting = true;
@@ -143,6 +150,7 @@ export class DeliveryEngine {
       const dueNow = this.dueNow;
       this.dueNow = false;
       const next = dueNow ? now : await this.o.requests.nextDueAt(scope);
+      this.warmUp?.expect(next);
       const free = this.freeSlots();
       if (next !== null && next <= now && free > 0) {
         const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS, scope);
@@ -168,7 +176,7 @@ export class DeliveryEngine {
   }
 
   private freeSlots(): number {
-    return this.o.maxInFlight - this.limits.inFlight - this.waiting.size;
+    return this.limits.claimable(this.waiting.size);
   }
 
   /** Arms the next look in `ms`; `forDue` says work is known to be due by then. */
@@ -207,28 +215,40 @@ export class DeliveryEngine {
   /** Starts every waiting request whose host and queue have a free slot, oldest claim first. */
   private dispatch(): void {
     for (let w = this.waiting.next(this.limits); w !== undefined; w = this.waiting.next(this.limits)) {
-      this.limits.start(w.host, w.queue);
-      let hostReleased = false;
+      const { host, queue } = w;
+      this.limits.start(host, queue);
+      let exchanging = true;
+      // Called once: when the destination has answered, or at the end when no exchange took place. Its slots are
+      // free from then on; the request stays claimed (in the store and here) until its outcome is written.
       const exchanged = (): void => {
-        hostReleased = true;
-        this.limits.releaseHost(w.host);
-        // The destination is done with: its next waiting request may start while this outcome is recorded.
-        if (!this.stopping) this.dispatch();
+        if (!exchanging) return;
+        exchanging = false;
+        this.limits.exchanged(host, queue);
+        if (!this.stopping) {
+          this.dispatch();
+          this.claimMoreIfStarved();
+        }
       };
       this.track(
         this.deliver(w.request, exchanged)
           .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
           .finally(() => {
-            this.limits.finish(w.host, w.queue, hostReleased);
-            if (!this.stopping) {
-              this.dispatch();
-              // Claim in batches: one claim per finished attempt would be one store write per delivery. Without a
-              // backlog the next due time is armed already, and a look at the store now would find nothing.
-              if (this.starved && (this.freeSlots() >= this.claimBatch || this.limits.inFlight === 0)) this.wake();
-            }
+            exchanged();
+            this.limits.recorded();
+            if (!this.stopping) this.claimMoreIfStarved();
           }),
       );
     }
+  }
+
+  /**
+   * Claims in batches: one claim per finished attempt would be one store write per delivery. Without a backlog the
+   * next due time is armed already, and a look at the store now would find nothing.
+   */
+  private claimMoreIfStarved(): void {
+    if (!this.starved) return;
+    const free = this.freeSlots();
+    if (free >= this.claimBatch || (free > 0 && this.limits.inFlight === 0 && this.limits.recording === 0)) this.wake();
   }
 
   private handBackStale(): void {
@@ -275,9 +295,11 @@ export class DeliveryEngine {
       return;
     }
     const now = this.o.clock.now();
-    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber });
+    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null });
     const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
     exchanged();
+    // Outcomes awaiting their write may outnumber the slots: they keep no body or headers meanwhile.
+    claimed = withoutPayload(claimed);
     if (outcome.kind === 'aborted') {
       await this.handBack(claimed, 0);
       return;
@@ -309,7 +331,15 @@ export class DeliveryEngine {
         const at = current;
         const recorded = await this.whileLeased(claimed, () => this.o.requests.recordAttempt(at.projectId, at.id, at.version, attempt, patch));
         this.dueAgainAt(recorded.dueAt);
-        this.emit({ type: 'attempt_finished', requestId: current.id, attemptNumber, requestStatus: recorded.status });
+        this.emit({
+          type: 'attempt_finished',
+          requestId: current.id,
+          attemptNumber,
+          requestStatus: recorded.status,
+          attemptStatus: attempt.status,
+          durationMs: timing.durationMs,
+          retryDelayMs: attempt.retry?.selectedDelayMs ?? null,
+        });
         return;
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
@@ -364,6 +394,11 @@ export class DeliveryEngine {
 function stillOurs(fresh: StoredRequest, claimed: StoredRequest): boolean {
   if (fresh.status === 'delivering') return fresh.dueAt === claimed.dueAt;
   return fresh.status === 'cancelled' && fresh.attemptCount === claimed.attemptCount;
+}
+
+/** The claimed request as its record needs it: its state, without the body and headers already sent. */
+function withoutPayload(r: StoredRequest): StoredRequest {
+  return { ...r, body: null, headers: [], metadata: {} };
 }
 
 function hostOf(url: string): string {

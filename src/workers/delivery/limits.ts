@@ -1,11 +1,15 @@
 /**
- * Counts attempts in flight per key (destination host, project queue) and overall, so one slow or busy
- * destination or queue can take only its share of the delivery slots. A host's share counts exchanges with it
- * only: an attempt leaves it once the destination has answered (`releaseHost`), while its outcome is still being
- * recorded; the overall and queue shares last until the outcome is recorded (`finish`).
+ * Counts exchanges in flight per key (destination host, project queue) and overall, so one slow or busy
+ * destination or queue can take only its share of the delivery slots, and the outcomes whose write is still under
+ * way. A slot counts the exchange only: it is free again once the destination has answered (`exchanged`), while the
+ * outcome is still being recorded; the request stays claimed until then (`recorded`).
+ *
+ * Outcomes awaiting their write have a bound of their own (`maxRecording`): past it, no more work is claimed until
+ * writes land, so a slow store cannot make the engine hold ever more claimed requests.
  */
 export class ConcurrencyLimits {
   private total = 0;
+  private recordingCount = 0;
   private readonly perHost = new Map<string, number>();
   private readonly perQueue = new Map<string, number>();
 
@@ -13,10 +17,18 @@ export class ConcurrencyLimits {
     readonly maxTotal: number,
     readonly maxPerHost: number,
     readonly maxPerQueue: number,
+    /** Twice the slots by default: writes land in groups, so at full speed about one slot's worth is always on its way. */
+    readonly maxRecording: number = 2 * maxTotal,
   ) {}
 
+  /** Exchanges open now. */
   get inFlight(): number {
     return this.total;
+  }
+
+  /** Attempts whose exchange ended and whose outcome (or hand-back) is not written yet. */
+  get recording(): number {
+    return this.recordingCount;
   }
 
   hostFull(host: string): boolean {
@@ -27,21 +39,31 @@ export class ConcurrencyLimits {
     return (this.perQueue.get(queue) ?? 0) >= this.maxPerQueue;
   }
 
+  /**
+   * How many more requests may be claimed while `waiting` claimed ones wait for a slot: the slots neither open
+   * nor promised to a waiting request, and no more than the outcomes that may still join those awaiting a write.
+   */
+  claimable(waiting: number): number {
+    return Math.max(0, Math.min(this.maxTotal - this.total - waiting, this.maxRecording - this.recordingCount));
+  }
+
   start(host: string, queue: string): void {
     this.total++;
     this.perHost.set(host, (this.perHost.get(host) ?? 0) + 1);
     this.perQueue.set(queue, (this.perQueue.get(queue) ?? 0) + 1);
   }
 
-  releaseHost(host: string): void {
+  /** The exchange ended (or never started): its slots are free, and its outcome is now being written. */
+  exchanged(host: string, queue: string): void {
+    this.total--;
     decrement(this.perHost, host);
+    decrement(this.perQueue, queue);
+    this.recordingCount++;
   }
 
-  /** Ends an attempt; `hostReleased` says whether `releaseHost` was called for it already. */
-  finish(host: string, queue: string, hostReleased = false): void {
-    this.total--;
-    if (!hostReleased) decrement(this.perHost, host);
-    decrement(this.perQueue, queue);
+  /** The outcome of an exchange that `exchanged` counted is written (or given up on). */
+  recorded(): void {
+    this.recordingCount--;
   }
 }
 

@@ -1,7 +1,30 @@
 import type { RunOutcome } from '../../domain/schedule/schedule.js';
+import type { ServiceMetrics } from '../../ports/telemetry.js';
 
 /** What the scheduler did, for logs, metrics and tests. */
 export type SchedulerEvent =
   | { readonly type: 'occurrence_fired'; readonly scheduleId: string; readonly at: number; readonly outcome: RunOutcome; readonly firedAt: number }
   | { readonly type: 'occurrence_missed'; readonly scheduleId: string; readonly at: number }
-  | { readonly type: 'scheduler_error'; readonly error: string };
+  /** `scheduleId` is set when the failure was firing that schedule's occurrence (it stays due and is tried again). */
+  | { readonly type: 'scheduler_error'; readonly error: string; readonly scheduleId?: string };
+
+/** Records what a scheduler event says in the service metrics. */
+export function recordSchedulerEvent(metrics: ServiceMetrics, event: SchedulerEvent): void {
+  switch (event.type) {
+    case 'occurrence_fired':
+      metrics.occurrence(event.outcome);
+      if (event.outcome === 'enqueued') {
+        // Enqueued ahead of its instant, the request was answered as scheduled for it.
+        metrics.accepted('schedule', event.at > event.firedAt ? 'scheduled' : 'queued', 1);
+      } else {
+        metrics.allowanceRejected('monthly');
+      }
+      return;
+    case 'occurrence_missed':
+      metrics.occurrence('missed');
+      return;
+    case 'scheduler_error':
+      if (event.scheduleId !== undefined) metrics.occurrence('failed');
+      return;
+  }
+}

@@ -127,7 +127,7 @@ export class ScheduleFiring {
         } catch (err) {
           failures += 1;
           this.backOff(schedule.id);
-          this.emit({ type: 'scheduler_error', error: `${String(err)} (schedule ${schedule.id})` });
+          this.emit({ type: 'scheduler_error', error: `${String(err)} (schedule ${schedule.id})`, scheduleId: schedule.id });
         }
       }
     };

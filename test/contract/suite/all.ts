@@ -3,6 +3,7 @@ import { describeDurabilityContract } from './durability.js';
 import type { BackendFactory, ReopenableStorage } from './harness.js';
 import { describeIdempotencyStoreContract } from './idempotency.js';
 import { describeProjectStoreContract } from './projects.js';
+import { describeReadinessContract } from './readiness.js';
 import { describeRequestClaimContract } from './request-claims.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
@@ -22,4 +23,5 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeProjectStoreContract(makeBackend);
   describeSecretStoreContract(makeBackend);
   describeDurabilityContract(makeStorage);
+  describeReadinessContract(makeBackend);
 }

@@ -1,0 +1,40 @@
+import { createContextKey, type ContextValues, type HandlerContext } from '@connectrpc/connect';
+import type { Project } from '../domain/project.js';
+import type { Acceptance } from '../domain/request.js';
+import { GatewayCallContext } from './http/call-context.js';
+
+/*
+ * What a service learns during a call that the call observer reports once the call is answered: the project it
+ * authenticated as, and what an accept call answered. A JSON call keeps them in two fields of its context; a
+ * gRPC or Connect call in the context values that Connect already made for it. Neither allocates anything.
+ */
+
+const PROJECT = createContextKey<string | undefined>(undefined, { description: 'ferry: the project a call authenticated as' });
+const ACCEPTED = createContextKey<Acceptance | readonly Acceptance[] | undefined>(undefined, { description: 'ferry: what an accept call answered' });
+
+export function noteProject(ctx: HandlerContext, projectId: string): void {
+  if (ctx instanceof GatewayCallContext) ctx.projectId = projectId;
+  else ctx.values.set(PROJECT, projectId);
+}
+
+export function noteAccepted(ctx: HandlerContext, accepted: Acceptance | readonly Acceptance[]): void {
+  if (ctx instanceof GatewayCallContext) ctx.accepted = accepted;
+  else ctx.values.set(ACCEPTED, accepted);
+}
+
+/** The notes of a gRPC or Connect call, from its context values. */
+export function notedProject(values: ContextValues): string | undefined {
+  return values.get(PROJECT);
+}
+
+export function notedAccepted(values: ContextValues): Acceptance | readonly Acceptance[] | undefined {
+  return values.get(ACCEPTED);
+}
+
+/** The project an authentication resolves to, noted on the call as it resolves. */
+export function noteProjectOf(ctx: HandlerContext, authenticated: Promise<Project>): Promise<Project> {
+  return authenticated.then((project) => {
+    noteProject(ctx, project.id);
+    return project;
+  });
+}
