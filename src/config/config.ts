@@ -34,6 +34,18 @@ export interface Config {
   readonly delivery: DeliveryConfig;
   readonly log: { readonly level: LogLevel };
   readonly metrics: MetricsConfig;
+  readonly tracing: TracingConfig;
+}
+
+/**
+ * OpenTelemetry tracing, configured by the standard `OTEL_*` variables rather than Ferry's own: off unless
+ * `OTEL_TRACES_EXPORTER` names an exporter or an OTLP endpoint is set, and off whenever `OTEL_SDK_DISABLED=true`.
+ * The OTLP exporter reads its endpoint, headers and timeout variables itself.
+ */
+export interface TracingConfig {
+  readonly exporter: 'otlp' | 'console' | null;
+  /** `OTEL_SERVICE_NAME`, else `ferry`. */
+  readonly serviceName: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -136,7 +148,19 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     log: Object.freeze({ level: read.oneOf('FERRY_LOG_LEVEL', LOG_LEVELS) }),
     metrics: Object.freeze({ enabled: read.bool('FERRY_METRICS_ENABLED'), port: metricsPort }),
+    tracing: tracing(env),
   });
+}
+
+function tracing(env: Env): TracingConfig {
+  const named = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
+  if (named !== '' && named !== 'otlp' && named !== 'console' && named !== 'none') {
+    throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp, console or none, got "${env.OTEL_TRACES_EXPORTER}"`);
+  }
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const chosen = named === '' ? (endpoint ? 'otlp' : null) : named === 'none' ? null : named;
+  const disabled = (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true';
+  return Object.freeze({ exporter: disabled ? null : chosen, serviceName: env.OTEL_SERVICE_NAME || 'ferry' });
 }
 
 /** One variable as `ferry config` shows it. */

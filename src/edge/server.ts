@@ -16,6 +16,7 @@ import { healthRoutes } from './health/http-routes.js';
 import { operationalRouter, type OperationalRequest, type OperationalResponse, type OperationalRoute } from './health/operational-routes.js';
 import type { Readiness } from './health/readiness.js';
 import { createGateway } from './http/gateway.js';
+import { callContextValues } from './request-headers.js';
 import { errorInterceptor, routeService } from './rpc/errors.js';
 import { observedCalls } from './rpc/observed-calls.js';
 import { healthServiceImpl } from './rpc/health-service.js';
@@ -47,6 +48,8 @@ export interface ServerOptions {
   readonly observer?: ApiCallObserver;
   /** More operational routes beside the health ones (`/metrics`). */
   readonly operationalRoutes?: readonly OperationalRoute[];
+  /** Runs each API call (`serve`) inside a trace span, when tracing is on; operational routes are not traced. */
+  readonly traceCall?: (req: OperationalRequest, res: OperationalResponse, serve: () => void) => void;
 }
 
 export interface RunningServer {
@@ -95,6 +98,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
     interceptors: opts.observer ? [errorInterceptor, observedCalls(opts.observer)] : [errorInterceptor],
     readMaxBytes: READ_MAX_BYTES,
+    // Keeps the headers as sent, so a repeated header reads as on the JSON API (see requestHeader).
+    contextValues: callContextValues,
     // Aborted once the drain is over: streams still open (health watches) end, and handlers still running learn.
     shutdownSignal: shutdown.signal,
     fallback: createGateway({ services: api, observer: opts.observer }),
@@ -109,7 +114,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     // While draining, an HTTP/1.1 connection closes after its answer rather than carry calls that are refused.
     if (gate.closed && 'shouldKeepAlive' in res) res.shouldKeepAlive = false;
-    connect(req, res);
+    if (opts.traceCall) opts.traceCall(req, res, () => connect(req, res));
+    else connect(req, res);
   };
 
   // Destination headers may total 32 KiB, so the header limits sit above Node's 16 KiB default.

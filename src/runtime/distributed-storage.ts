@@ -33,6 +33,9 @@ export async function migrateDistributed(d: DistributedConfig): Promise<void> {
   await ensureWorkTopic(createKafka({ ...d.kafka }, log), d.kafka.topic, d.shards, d.kafka.replicationFactor);
 }
 
+/** Wraps a Kafka adapter object (tracing); the name says which. */
+export type KafkaWrapper = <T extends object>(port: T, name: string) => T;
+
 /**
  * Cassandra storage and the Kafka placement that goes with it. Kafka is part of readiness too: without it, work
  * notices and shard ownership stop.
@@ -42,12 +45,13 @@ export async function openDistributedStorage(
   d: DistributedConfig,
   clock: Clock,
   kafkaLog: Log = log,
+  wrapKafka: KafkaWrapper = (port) => port,
 ): Promise<{ backend: CassandraBackend; placement: () => Promise<WorkPlacement>; checks: ReadinessCheck[]; closeChecks: () => Promise<void> }> {
   const backend = await openDistributedBackend(d, clock);
   const kafka = new KafkaReadiness(createKafka({ ...d.kafka }, kafkaLog));
   return {
     backend,
-    placement: () => kafkaPlacement(config, d, backend, clock, kafkaLog),
+    placement: () => kafkaPlacement(config, d, backend, clock, kafkaLog, wrapKafka),
     checks: [{ name: 'kafka', probe: () => kafka.probe() }],
     closeChecks: () => kafka.close(),
   };
@@ -57,11 +61,18 @@ export async function openDistributedStorage(
  * Kafka group membership decides who works on which shard, fenced in Cassandra; Kafka carries work notices. The
  * Kafka client and adapters log through `kafkaLog`, which also counts their errors.
  */
-async function kafkaPlacement(config: Config, d: DistributedConfig, backend: CassandraBackend, clock: Clock, kafkaLog: Log): Promise<WorkPlacement> {
+async function kafkaPlacement(
+  config: Config,
+  d: DistributedConfig,
+  backend: CassandraBackend,
+  clock: Clock,
+  kafkaLog: Log,
+  wrapKafka: KafkaWrapper,
+): Promise<WorkPlacement> {
   const kafka = createKafka({ ...d.kafka }, kafkaLog);
   await assertWorkTopic(kafka, d.kafka.topic, d.shards);
   const ownership = config.roles.delivery
-    ? new KafkaShardOwnership(
+    ? wrapKafka(new KafkaShardOwnership(
         kafka,
         {
           topic: d.kafka.topic,
@@ -72,13 +83,13 @@ async function kafkaPlacement(config: Config, d: DistributedConfig, backend: Cas
           verifyEveryMs: VERIFY_OWNERSHIP_EVERY_MS,
         },
         kafkaLog,
-      )
+      ), 'ownership')
     : null;
   return distributedPlacement({
     requests: backend.requests,
     shardCount: d.shards,
     ownership,
-    notifier: config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog) : null,
+    notifier: config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null,
     clock,
     pollMs: config.delivery.idlePollMs,
     log,

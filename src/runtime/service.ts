@@ -6,6 +6,7 @@ import { lockDataDir } from '../adapters/embedded/data-dir-lock.js';
 import { createThreadedTransport } from '../adapters/http/threaded-transport.js';
 import { createHttpTransport } from '../adapters/http/transport.js';
 import { ServiceTelemetry } from '../adapters/telemetry/service-telemetry.js';
+import { startServiceTracing, type ServiceTracing } from '../adapters/telemetry/service-tracing.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
@@ -100,7 +101,7 @@ interface OpenedStorage {
   readonly closeChecks: () => Promise<void>;
 }
 
-async function openStorage(config: Config, clock: Clock, kafkaLog: Log): Promise<OpenedStorage> {
+async function openStorage(config: Config, clock: Clock, kafkaLog: Log, tracing: ServiceTracing | null): Promise<OpenedStorage> {
   const d = config.distributed;
   if (d === null) {
     // One server per data directory, held until its storage is closed: two would deliver the same attempts.
@@ -112,7 +113,7 @@ async function openStorage(config: Config, clock: Clock, kafkaLog: Log): Promise
     const backend: Backend = { ...opened, close: () => opened.close().finally(() => lock.release()) };
     return { backend, placement: async () => embeddedPlacement(backend.requests, clock), checks: [], closeChecks: async () => undefined };
   }
-  return (await distributed()).openDistributedStorage(config, d, clock, kafkaLog);
+  return (await distributed()).openDistributedStorage(config, d, clock, kafkaLog, tracing ? (port, name) => tracing.kafka(port, name) : undefined);
 }
 
 export function projectAdmin(backend: Backend, clock: Clock = systemClock): ProjectAdmin {
@@ -154,12 +155,16 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   const clock = hooks.clock ?? systemClock;
   logger.setLevel(config.log.level);
   const telemetry = await ServiceTelemetry.start({ ...config.metrics, host: config.host }, logger, clock);
-  const opened = await openStorage(config, clock, telemetry.kafkaLog(log)).catch(async (err: unknown) => {
+  // Off (null) unless the standard OTEL_* variables ask for it; then API calls, storage, Kafka and attempts are spans.
+  const tracing = startServiceTracing(config.tracing);
+  const opened = await openStorage(config, clock, telemetry.kafkaLog(log), tracing).catch(async (err: unknown) => {
     await telemetry.close();
+    await tracing?.shutdown();
     throw err;
   });
   const { placement: openPlacement, checks, closeChecks } = opened;
-  const backend = telemetry.observeStorage(opened.backend);
+  const observedStorage = telemetry.observeStorage(opened.backend);
+  const backend = tracing ? tracing.backend(observedStorage, config.distributed ? 'cassandra' : 'sqlite') : observedStorage;
   // The workers' events feed the metrics, then whoever else listens (tests).
   const observed: ServiceHooks = {
     ...hooks,
@@ -191,7 +196,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
     let scheduleWakeups: DueWakeups | null = null;
     if (config.roles.delivery) {
-      transport = deliveryTransport(config);
+      transport = tracing ? tracing.transport(deliveryTransport(config)) : deliveryTransport(config);
       engine = deliveryEngine(config, backend, transport, place, clock, observed);
       await place.startDelivery(engine);
       engine.start();
@@ -227,8 +232,9 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         readiness,
         shutdownGraceMs: config.delivery.shutdownGraceMs,
         clock,
-        observer: telemetry.observer,
+        observer: tracing ? tracing.observer(telemetry.observer) : telemetry.observer,
         operationalRoutes: telemetry.operationalRoutes,
+        ...(tracing ? { traceCall: tracing.traceCall } : {}),
       });
     }
   } catch (err) {
@@ -239,6 +245,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     await closeChecks().catch(() => undefined);
     await backend.close();
     await telemetry.close();
+    await tracing?.shutdown();
     throw err;
   }
   const release = holdProcessOpen();
@@ -257,6 +264,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     await closeChecks();
     await backend.close();
     await telemetry.close();
+    await tracing?.shutdown();
   };
   let stopped: Promise<void> | undefined;
   return {

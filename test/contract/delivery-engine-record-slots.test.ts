@@ -9,8 +9,9 @@ import { aRequest } from './suite/harness.js';
 
 /**
  * A slot (overall, per host, per queue) counts the exchange only: the next request starts while the previous
- * outcome is still being written, and the request whose outcome waits stays claimed. Outcomes awaiting their write
- * have a bound of their own (twice the slots): past it the engine claims nothing more until writes land.
+ * outcome is still being written, and the request whose outcome waits stays claimed. As many claimed requests as
+ * there are slots may wait for one besides those in flight, and outcomes awaiting their write have a bound of
+ * their own (twice the slots): past either the engine claims nothing more.
  */
 const harness = engineHarness('engine-record-slots');
 
@@ -57,7 +58,51 @@ function answering(): { transport: DeliveryTransport; sent: string[]; mostOpen: 
   };
 }
 
+/** Holds every exchange until `release` is called. */
+function heldExchanges(): { transport: DeliveryTransport; sent: () => number; release: () => void } {
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let sent = 0;
+  return {
+    sent: () => sent,
+    release: () => open(),
+    transport: {
+      send: async () => {
+        sent += 1;
+        await gate;
+        return { outcome: { kind: 'response', status: 200, retryAfter: null }, startedAt: Date.now(), durationMs: 1 };
+      },
+      abortInFlight: () => open(),
+      close: async () => undefined,
+    },
+  };
+}
+
 describe('delivery engine: slots end with the exchange', () => {
+  it('keeps as many claimed requests waiting as there are slots while every slot is busy, and no more', async () => {
+    const backend = harness.openBackend();
+    const { transport, sent, release } = heldExchanges();
+    const events: DeliveryEvent[] = [];
+    const engine = harness.startEngine(backend, { requests: backend.requests, transport, maxInFlight: 2, maxPerHost: 2, maxPerQueue: 2, onEvent: (e) => events.push(e) });
+    const now = Date.now();
+    const requests = Array.from({ length: 5 }, () => aRequest({ createdAt: now }));
+    await backend.requests.insertMany(requests);
+    engine.start();
+
+    const statuses = async () => (await Promise.all(requests.map((r) => backend.requests.get(r.projectId, r.id)))).map((r) => r!.status);
+    // Two exchanges open, two more claimed to wait for a slot, the fifth left in storage.
+    await vi.waitFor(async () => expect((await statuses()).filter((s) => s === 'delivering')).toHaveLength(4), { timeout: 10_000 });
+    expect(sent()).toBe(2);
+    for (let i = 0; i < 50; i++) await nextTurn();
+    expect((await statuses()).filter((s) => s === 'queued')).toHaveLength(1);
+    expect(sent()).toBe(2);
+
+    release();
+    await vi.waitFor(() => expect(events.filter((e) => e.type === 'attempt_finished')).toHaveLength(5), { timeout: 10_000 });
+    expect(sent()).toBe(5);
+    expect(events.filter((e) => e.type === 'engine_error')).toEqual([]);
+  });
+
   it('sends the next request of a queue while the previous outcome is being written, one exchange at a time', async () => {
     const backend = harness.openBackend();
     const { store, release, held } = recordsHeld(backend.requests);

@@ -32,6 +32,11 @@ describe('JSON source text of respelled numbers', () => {
     expect(String(Number(number)) !== number).toBe(respelled);
   });
 
+  it('tells of a text that is one number', () => {
+    expect(hasRespelledNumber('1.50')).toBe(true);
+    expect(hasRespelledNumber('1.5')).toBe(false);
+  });
+
   it('ignores numbers inside strings', () => {
     expect(hasRespelledNumber('{"a":"1.0 and 1e3 and 12345678901234567890","b":"say \\"1.0\\" 2.50"}')).toBe(false);
     const json = parsed('{"a":"1.0","b":{"c":"12345678901234567890"}}');

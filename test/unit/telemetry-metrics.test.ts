@@ -99,6 +99,36 @@ describe('metrics of worker events', () => {
   });
 });
 
+describe('metric cells', () => {
+  it('count a value on a bound into that bucket, cumulatively, as Prometheus reads `le`', async () => {
+    const m = new PrometheusMetrics({ defaultMetrics: false });
+    m.attemptStarted(1); // 0.001 s: on the first bound
+    m.attemptStarted(2);
+    m.attemptStarted(3_600_000); // above every bound
+    const text = await m.scrape();
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_bucket', { le: '0.001' })).toBe(1);
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_bucket', { le: '0.005' })).toBe(2);
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_bucket', { le: '900' })).toBe(2);
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_bucket', { le: '+Inf' })).toBe(3);
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_count')).toBe(3);
+    expect(sampleOf(text, 'ferry_timer_lateness_seconds_sum')).toBeCloseTo(3600.003);
+    expect(text).toContain('# TYPE ferry_timer_lateness_seconds histogram');
+  });
+
+  it('keep counting across scrapes', async () => {
+    const m = new PrometheusMetrics({ defaultMetrics: false });
+    m.kafkaError();
+    expect(sampleOf(await m.scrape(), 'ferry_kafka_errors_total')).toBe(1);
+    m.kafkaError();
+    m.storageError('requests');
+    const text = await m.scrape();
+    expect(sampleOf(text, 'ferry_kafka_errors_total')).toBe(2);
+    expect(sampleOf(text, 'ferry_storage_errors_total', { store: 'requests' })).toBe(1);
+    expect(sampleOf(text, 'ferry_storage_errors_total', { store: 'schedules' })).toBe(0);
+    expect(text).toContain('ferry_storage_errors_total{store="schedules"} 0');
+  });
+});
+
 describe('API call observer', () => {
   it('observes latency by route, protocol and status class, and counts what accept calls answered', async () => {
     const m = new PrometheusMetrics({ defaultMetrics: false });

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Acceptance } from '../../domain/request.js';
 import type {
   AcceptEndpoint,
@@ -9,9 +9,7 @@ import type {
   OccurrenceOutcome,
   ServiceMetrics,
 } from '../../ports/telemetry.js';
-
-type CounterChild = ReturnType<Counter['labels']>;
-type HistogramChild = ReturnType<Histogram['labels']>;
+import { CellHistogram, cellCounter, type CounterCell, type HistogramCell } from './metric-cells.js';
 
 const ENDPOINTS: readonly AcceptEndpoint[] = ['send', 'create', 'batch', 'replay', 'schedule'];
 const ACCEPTED_AS: readonly Acceptance['status'][] = ['queued', 'scheduled'];
@@ -32,113 +30,95 @@ const RETRY_SECONDS = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 216
 /** How late an attempt starts: on time is a few milliseconds; minutes mean delivery is falling behind. */
 const LATENESS_SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 
-/** Children of a labelled metric, made once per label value so the hot paths never pass label objects. */
-function children<K extends string>(keys: readonly K[], make: (key: K) => CounterChild): Record<K, CounterChild> {
-  return Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, CounterChild>;
+/** A cell per value of one label, made up front. */
+function cellsBy<K extends string, C>(keys: readonly K[], make: (key: K) => C): Record<K, C> {
+  return Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, C>;
 }
 
 /**
  * The service's metrics in a registry of their own (never prom-client's global one), in the Prometheus text
- * format. Every labelled series the hot paths touch is made once and kept: a call increments a kept child, and
- * builds no label object or string.
+ * format. Every labelled series the hot paths touch is a cell made once and kept (see `metric-cells.ts`): an
+ * update builds no label object or string.
  */
 export class PrometheusMetrics implements ServiceMetrics {
   readonly registry = new Registry();
-  private readonly acceptedChildren: Record<AcceptEndpoint, Record<Acceptance['status'], CounterChild>>;
-  private readonly deliveries: Record<DeliveryOutcome, CounterChild>;
-  private readonly attempts: Record<AttemptResult, HistogramChild>;
-  private readonly occurrences: Record<OccurrenceOutcome, CounterChild>;
-  private readonly allowances: Record<AllowanceKind, CounterChild>;
-  private readonly storageErrors: Counter;
-  private readonly storageErrorsByStore = new Map<string, CounterChild>();
-  private readonly kafkaErrors: Counter;
-  private readonly retryDelays: Histogram;
-  private readonly lateness: Histogram;
-  private readonly apiDurations: Histogram;
-  /** route → protocol → status class → child, filled on first use (routes are a fixed, small set). */
-  private readonly apiChildren = new Map<string, Map<CallProtocol, HistogramChild[]>>();
+  private readonly acceptedCells: Record<AcceptEndpoint, Record<Acceptance['status'], CounterCell>>;
+  private readonly deliveries: Record<DeliveryOutcome, CounterCell>;
+  private readonly attempts: Record<AttemptResult, HistogramCell>;
+  private readonly occurrences: Record<OccurrenceOutcome, CounterCell>;
+  private readonly allowances: Record<AllowanceKind, CounterCell>;
+  private readonly storageErrorCell: (labels: { store: string }) => CounterCell;
+  private readonly storageErrors = new Map<string, CounterCell>();
+  private readonly kafkaErrors: CounterCell;
+  private readonly retryDelays: HistogramCell;
+  private readonly lateness: HistogramCell;
+  private readonly apiDurations: CellHistogram;
+  /** route → protocol → status class → cell, filled on first use (routes are a fixed, small set). */
+  private readonly apiCells = new Map<string, Map<CallProtocol, HistogramCell[]>>();
 
   constructor(opts: { defaultMetrics: boolean } = { defaultMetrics: true }) {
-    const registers = [this.registry];
-    if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    const registry = this.registry;
+    if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
 
-    const accepted = new Counter({
-      name: 'ferry_requests_accepted_total',
-      help: 'Requests answered by an accept call (send, create, batch items, replay) or created by a schedule occurrence, by the status they were answered with.',
-      labelNames: ['endpoint', 'outcome'],
-      registers,
-    });
-    this.acceptedChildren = Object.fromEntries(
-      ENDPOINTS.map((e) => [e, children(ACCEPTED_AS, (s) => accepted.labels(e, s))]),
-    ) as Record<AcceptEndpoint, Record<Acceptance['status'], CounterChild>>;
+    const accepted = cellCounter(
+      registry,
+      'ferry_requests_accepted_total',
+      'Requests answered by an accept call (send, create, batch items, replay) or created by a schedule occurrence, by the status they were answered with.',
+      ['endpoint', 'outcome'],
+    );
+    this.acceptedCells = cellsBy(ENDPOINTS, (endpoint) => cellsBy(ACCEPTED_AS, (outcome) => accepted({ endpoint, outcome })));
 
-    this.apiDurations = new Histogram({
-      name: 'ferry_api_request_duration_seconds',
-      help: 'API calls, from routing to the answer, by route template, protocol and HTTP status class.',
-      labelNames: ['route', 'protocol', 'code'],
-      buckets: API_SECONDS,
-      registers,
-    });
+    this.apiDurations = new CellHistogram(
+      registry,
+      'ferry_api_request_duration_seconds',
+      'API calls, from routing to the answer, by route template, protocol and HTTP status class.',
+      API_SECONDS,
+    );
 
-    const deliveries = new Counter({
-      name: 'ferry_deliveries_total',
-      help: 'Attempt outcomes recorded, by what they did to the request; claim_lost: another process took the request over.',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.deliveries = children(DELIVERY_OUTCOMES, (o) => deliveries.labels(o));
+    const deliveries = cellCounter(
+      registry,
+      'ferry_deliveries_total',
+      'Attempt outcomes recorded, by what they did to the request; claim_lost: another process took the request over.',
+      ['outcome'],
+    );
+    this.deliveries = cellsBy(DELIVERY_OUTCOMES, (outcome) => deliveries({ outcome }));
 
-    const attempts = new Histogram({
-      name: 'ferry_attempt_duration_seconds',
-      help: 'Delivery attempts: the exchange with the destination, by how it ended.',
-      labelNames: ['result'],
-      buckets: ATTEMPT_SECONDS,
-      registers,
-    });
-    this.attempts = Object.fromEntries(ATTEMPT_RESULTS.map((r) => [r, attempts.labels(r)])) as Record<AttemptResult, HistogramChild>;
+    const attempts = new CellHistogram(registry, 'ferry_attempt_duration_seconds', 'Delivery attempts: the exchange with the destination, by how it ended.', ATTEMPT_SECONDS);
+    this.attempts = cellsBy(ATTEMPT_RESULTS, (result) => attempts.cell({ result }));
 
-    this.retryDelays = new Histogram({
-      name: 'ferry_retry_delay_seconds',
-      help: 'Delays chosen before a next attempt (backoff or Retry-After).',
-      buckets: RETRY_SECONDS,
-      registers,
-    });
-    this.lateness = new Histogram({
-      name: 'ferry_timer_lateness_seconds',
-      help: 'How long after falling due a first attempt started (its scheduled time, or its acceptance when due at once).',
-      buckets: LATENESS_SECONDS,
-      registers,
-    });
+    this.retryDelays = new CellHistogram(registry, 'ferry_retry_delay_seconds', 'Delays chosen before a next attempt (backoff or Retry-After).', RETRY_SECONDS).cell();
+    this.lateness = new CellHistogram(
+      registry,
+      'ferry_timer_lateness_seconds',
+      'How long after falling due a first attempt started (its scheduled time, or its acceptance when due at once).',
+      LATENESS_SECONDS,
+    ).cell();
 
-    const occurrences = new Counter({
-      name: 'ferry_schedule_occurrences_total',
-      help: 'Schedule occurrences, by outcome: enqueued, skipped_usage_limit (monthly allowance), missed (too late to fire), failed (tried again).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    this.occurrences = children(OCCURRENCE_OUTCOMES, (o) => occurrences.labels(o));
+    const occurrences = cellCounter(
+      registry,
+      'ferry_schedule_occurrences_total',
+      'Schedule occurrences, by outcome: enqueued, skipped_usage_limit (monthly allowance), missed (too late to fire), failed (tried again).',
+      ['outcome'],
+    );
+    this.occurrences = cellsBy(OCCURRENCE_OUTCOMES, (outcome) => occurrences({ outcome }));
 
-    const allowances = new Counter({
-      name: 'ferry_allowance_rejections_total',
-      help: 'Work refused by a project allowance: monthly (API calls and skipped occurrences) or schedules.',
-      labelNames: ['allowance'],
-      registers,
-    });
-    this.allowances = children(ALLOWANCES, (a) => allowances.labels(a));
+    const allowances = cellCounter(
+      registry,
+      'ferry_allowance_rejections_total',
+      'Work refused by a project allowance: monthly (API calls and skipped occurrences) or schedules.',
+      ['allowance'],
+    );
+    this.allowances = cellsBy(ALLOWANCES, (allowance) => allowances({ allowance }));
 
-    this.storageErrors = new Counter({
-      name: 'ferry_storage_errors_total',
-      help: 'Storage calls that failed because storage could not serve them, by store.',
-      labelNames: ['store'],
-      registers,
-    });
-    for (const store of STORES) this.storageErrorsByStore.set(store, this.storageErrors.labels(store));
+    this.storageErrorCell = cellCounter(registry, 'ferry_storage_errors_total', 'Storage calls that failed because storage could not serve them, by store.', ['store']);
+    for (const store of STORES) this.storageErrors.set(store, this.storageErrorCell({ store }));
 
-    this.kafkaErrors = new Counter({
-      name: 'ferry_kafka_errors_total',
-      help: 'Failures the Kafka client or the Kafka adapters reported (connections, sends, shard takes).',
-      registers,
-    });
+    this.kafkaErrors = cellCounter(
+      registry,
+      'ferry_kafka_errors_total',
+      'Failures the Kafka client or the Kafka adapters reported (connections, sends, shard takes).',
+      [],
+    )({});
   }
 
   /** The registry's content, in the text format; `contentType` is what to answer it with. */
@@ -164,17 +144,17 @@ export class PrometheusMetrics implements ServiceMetrics {
   }
 
   apiCall(route: string, protocol: CallProtocol, status: number, durationMs: number): void {
-    let byProtocol = this.apiChildren.get(route);
-    if (byProtocol === undefined) this.apiChildren.set(route, (byProtocol = new Map()));
+    let byProtocol = this.apiCells.get(route);
+    if (byProtocol === undefined) this.apiCells.set(route, (byProtocol = new Map()));
     let byClass = byProtocol.get(protocol);
     if (byClass === undefined) byProtocol.set(protocol, (byClass = []));
     const cls = Math.min(4, Math.max(0, Math.trunc(status / 100) - 1));
-    const child = (byClass[cls] ??= this.apiDurations.labels(route, protocol, STATUS_CLASSES[cls]!));
-    child.observe(durationMs / 1000);
+    const cell = (byClass[cls] ??= this.apiDurations.cell({ route, protocol, code: STATUS_CLASSES[cls]! }));
+    cell.observe(durationMs / 1000);
   }
 
   accepted(endpoint: AcceptEndpoint, status: Acceptance['status'], count: number): void {
-    this.acceptedChildren[endpoint][status].inc(count);
+    this.acceptedCells[endpoint][status].inc(count);
   }
 
   attemptStarted(latenessMs: number | null): void {
@@ -200,9 +180,9 @@ export class PrometheusMetrics implements ServiceMetrics {
   }
 
   storageError(store: string): void {
-    let child = this.storageErrorsByStore.get(store);
-    if (child === undefined) this.storageErrorsByStore.set(store, (child = this.storageErrors.labels(store)));
-    child.inc();
+    let cell = this.storageErrors.get(store);
+    if (cell === undefined) this.storageErrors.set(store, (cell = this.storageErrorCell({ store })));
+    cell.inc();
   }
 
   kafkaError(): void {

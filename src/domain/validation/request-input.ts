@@ -103,7 +103,8 @@ function validateMaxAttempts(n: unknown, field: string): number {
 
 function checkBodySize(size: number, field = 'body'): void {
   if (size > MAX_BODY_BYTES) {
-    throw new FerryError('PAYLOAD_TOO_LARGE', `The body is ${size} bytes; at most ${MAX_BODY_BYTES} are allowed.`, field);
+    // Worded as the JSON API words a raw body it refuses before reading it, so every protocol says the same.
+    throw new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${MAX_BODY_BYTES} bytes.`, field);
   }
 }
 

@@ -12,9 +12,9 @@
  * Matches every JSON number that does not read back as written: 16 or more digits (past double precision), an
  * exponent, a fraction ending in 0, a negative zero, or six zeros after the point (written back with an
  * exponent). With 15 digits or fewer and none of these, a decimal is the shortest spelling of its double. Strings
- * can match too; the scan then finds nothing to note.
+ * and some other numbers match too; the scan then finds nothing to note.
  */
-const MAYBE_RESPELLED = /(?:\d\.?){16}|\d[eE]|\.\d*0(?!\d)|-0(?![.\d])|\.0{6}/;
+const MAYBE_RESPELLED = /[0-9][0-9.]{15}|[0-9][eE]|\.[0-9]*0(?![0-9])|-0(?![.0-9])|\.0{6}/;
 
 /** Where a member's value is in the text it was parsed from. */
 interface Span {
@@ -91,10 +91,10 @@ const BACKSLASH = 92;
  */
 function scan(text: string, parsed: unknown, visit: Visit): void {
   let frame: Frame | undefined;
+  // A value outside any container (the text is one number, say) is told with no parent.
   const done = (start: number, end: number, respelled: boolean): void => {
-    if (frame === undefined) return;
-    visit(frame.parsed, frame.array ? String(frame.index) : frame.key, start, end, respelled);
-    if (respelled) frame.respelled = true;
+    visit(frame?.parsed, frame === undefined ? '' : frame.array ? String(frame.index) : frame.key, start, end, respelled);
+    if (respelled && frame !== undefined) frame.respelled = true;
   };
   const n = text.length;
   let i = 0;

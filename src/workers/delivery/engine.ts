@@ -160,6 +160,8 @@ export class DeliveryEngine {
         // Look again at once: more may have fallen due (or, when the due time was only assumed, to learn the next
         // one); finishing attempts also wake the engine.
         if (claimed.length < free && (claimed.length > 0 || dueNow)) this.again = true;
+        // A backlog: what just started leaves room for more to be claimed to wait for a slot, ready when one frees.
+        else if (this.starved && this.freeSlots() >= this.claimBatch) this.again = true;
         else if (claimed.length === 0) this.schedule(Math.min(this.o.idlePollMs, EMPTY_LOOK_RETRY_MS * 2 ** Math.min(this.emptyLooks++, 16)));
         else this.schedule(this.o.idlePollMs);
         if (claimed.length > 0) this.emptyLooks = 0;

@@ -4,8 +4,10 @@
  * way. A slot counts the exchange only: it is free again once the destination has answered (`exchanged`), while the
  * outcome is still being recorded; the request stays claimed until then (`recorded`).
  *
- * Outcomes awaiting their write have a bound of their own (`maxRecording`): past it, no more work is claimed until
- * writes land, so a slow store cannot make the engine hold ever more claimed requests.
+ * What may be claimed is bounded apart from the slots: as many requests as there are slots may wait for one (so
+ * a claim's round trip through the store does not leave slots idle while it lasts), and outcomes awaiting their
+ * write have a bound of their own (`maxRecording`): past it, no more work is claimed until writes land, so a slow
+ * store cannot make the engine hold ever more claimed requests.
  */
 export class ConcurrencyLimits {
   private total = 0;
@@ -40,11 +42,12 @@ export class ConcurrencyLimits {
   }
 
   /**
-   * How many more requests may be claimed while `waiting` claimed ones wait for a slot: the slots neither open
-   * nor promised to a waiting request, and no more than the outcomes that may still join those awaiting a write.
+   * How many more requests may be claimed while `waiting` claimed ones wait for a slot: as many as there are
+   * slots may wait, whatever is in flight, and no more than the outcomes that may still join those awaiting a
+   * write.
    */
   claimable(waiting: number): number {
-    return Math.max(0, Math.min(this.maxTotal - this.total - waiting, this.maxRecording - this.recordingCount));
+    return Math.max(0, Math.min(this.maxTotal - waiting, this.maxRecording - this.recordingCount));
   }
 
   start(host: string, queue: string): void {
