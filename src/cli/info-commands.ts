@@ -23,7 +23,7 @@ function describeVariables(): string {
   const lines = CONFIG_VARIABLES.map((v) => {
     const fallback = typeof v.fallback === 'function' ? v.fallback() : v.fallback;
     const shown = fallback === null ? 'unset' : fallback;
-    const scope = 'distributedOnly' in v ? ' [cassandra]' : 'clientOnly' in v ? ' [not read by Ferry]' : '';
+    const scope = 'distributedOnly' in v ? ' [cassandra]' : '';
     return `  ${v.name.padEnd(34)} ${v.description} (default: ${shown})${scope}`;
   });
   return ['Variables:', ...lines].join('\n');

@@ -13,8 +13,6 @@ export interface ConfigVariable {
   readonly secret?: true;
   /** Read only with FERRY_BACKEND=cassandra; known, and unused, on the embedded backend. */
   readonly distributedOnly?: true;
-  /** Never read by Ferry: a name users set for their own clients, known only so that setting it is no error. */
-  readonly clientOnly?: true;
 }
 
 /**
@@ -58,13 +56,6 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_LOG_LEVEL', fallback: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'FERRY_METRICS_ENABLED', fallback: 'true', description: 'serve /metrics and collect what it shows' },
   { name: 'FERRY_METRICS_PORT', fallback: null, description: 'unset: /metrics on the HTTP port; set: a listener of its own (0 picks a free port)' },
-  {
-    name: 'FERRY_KEY',
-    fallback: null,
-    description: "the API key clients in the shell use (as in the README's examples)",
-    secret: true,
-    clientOnly: true,
-  },
   { name: 'FERRY_SHARDS', fallback: '12', description: 'shards of delivery work = partitions of the work topic', ...distributed },
   { name: 'FERRY_CASSANDRA_CONTACT_POINTS', fallback: '127.0.0.1:9042', description: 'comma-separated host[:port] of Cassandra nodes', ...distributed },
   { name: 'FERRY_CASSANDRA_LOCAL_DC', fallback: 'datacenter1', description: 'the local datacenter', ...distributed },

@@ -16,11 +16,11 @@ const execFileAsync = promisify(execFile);
  * API, gRPC and Schedules run in order in one shell (a later block uses the key and variables of an earlier one),
  * with only placeholders and ports replaced. Every call must answer below 400.
  *
- * Not run here: "The two commands" (CI runs exactly them, `.ci/run`), and "Distributed mode", which the
+ * Not run here: "The two commands" (CI runs exactly them, `.ci/run`), and "Running distributed", which the
  * Cassandra project runs on its own below.
  */
 const IN_ORDER = ['First steps', 'The JSON HTTP API by example', 'gRPC', 'Schedules'];
-const RUN_ELSEWHERE = ['The two commands', 'Distributed mode (Cassandra + Kafka)'];
+const RUN_ELSEWHERE = ['The two commands', 'Running distributed (Cassandra + Kafka)'];
 
 describe('README examples', () => {
   let ferry: FerryProcess;

@@ -41,7 +41,7 @@ export const EXAMPLE_PRELUDE = readFileSync(join(import.meta.dirname, 'readme-ex
 /** Replaces the README's placeholders with the shell variables the prelude fills, and its ports with real ones. */
 export function runnableExample(code: string, ports: { http: number; grpc: number }): string {
   return code
-    .replaceAll('export FERRY_KEY=fry_…', 'export FERRY_KEY=$(jq -r .api_key "$EXAMPLE_CLI_OUT")')
+    .replaceAll('export KEY=fry_…', 'export KEY=$(jq -r .api_key "$EXAMPLE_CLI_OUT")')
     .replaceAll('req_…', '$REQ_ID')
     .replaceAll('sch_…', '$SCH_ID')
     .replaceAll('<next_cursor>', '$NEXT_CURSOR')

@@ -70,7 +70,7 @@ describe('the declarative list of variables', () => {
       },
     });
     loadConfig(env);
-    const unread = CONFIG_VARIABLES.filter((v) => !('clientOnly' in v) && !read.has(v.name)).map((v) => v.name);
+    const unread = CONFIG_VARIABLES.filter((v) => !read.has(v.name)).map((v) => v.name);
     expect(unread).toEqual([]);
   });
 });
