@@ -20,8 +20,9 @@ async function serve(config: Config): Promise<number> {
   let onSignal: (signal: string) => void = (signal) => {
     signalled = signal;
   };
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
+  // Every signal goes to the one stop, which has its own deadline: a second SIGTERM must not cut the drain short.
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
 
   const service = await startService(config).catch((err: unknown) => {
     throw startFailure(err, config) ?? err;
