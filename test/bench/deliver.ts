@@ -135,7 +135,9 @@ async function throughput(): Promise<void> {
     );
     // CPU time per request moves less from run to run than the rate does on a machine shared with the receiver.
     const perRequest = (name: string) => Math.round((coresOf(cpu, name) * cpu.seconds * 1e6) / total);
-    console.log(`  cpu: ${formatCpu(cpu)}; per request (accept + delivery): ferry ${perRequest('ferry')} µs, bench ${perRequest('bench')} µs`);
+    console.log(
+      `  cpu: ${formatCpu(cpu)}, of which others ${otherCores(cpu).toFixed(2)} cores; per request (accept + delivery): ferry ${perRequest('ferry')} µs, bench ${perRequest('bench')} µs`,
+    );
   } finally {
     await ferry.stop();
     await dest.close();
@@ -186,7 +188,6 @@ async function burst(): Promise<void> {
   const dest = await startReceiver();
   const { ferry, api } = await setup(dest);
   try {
-    console.log(`machine at the start: ${machineLoad()}`);
     const count = burstSize * bursts;
     const t0 = Math.ceil((Date.now() + 5_000 + count / 5) / 1000) * 1000;
     const instants = Array.from({ length: bursts }, (_, k) => t0 + k * burstEveryMs);
@@ -223,7 +224,10 @@ async function burst(): Promise<void> {
   }
 }
 
+// The machine is shared: what else ran beside the measurement is part of every figure.
+console.log(`machine at the start: ${machineLoad()}`);
 if (only === 'burst') await burst();
 if (only === undefined || only === 'bare') await bareClient();
 if (only === undefined || only === 'throughput') await throughput();
 if (only === undefined || only === 'lateness') await lateness();
+console.log(`machine at the end: ${machineLoad()}`);

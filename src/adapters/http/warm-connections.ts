@@ -73,7 +73,7 @@ export function warmConnections(connect: buildConnector.connector): WarmConnecti
     if (o === undefined) return undefined;
     for (let entry = o.ready.shift(); entry !== undefined; entry = o.ready.shift()) {
       clearTimeout(entry.timer);
-      entry.socket.off('end', entry.drop).off('close', entry.drop).off('error', ignore);
+      entry.socket.off('end', entry.drop).off('close', entry.drop);
       if (!entry.socket.destroyed && entry.socket.readyState === 'open') {
         forget(key, o);
         // undici reads through `readable` events: the connection goes back to paused mode for it.
@@ -93,8 +93,13 @@ export function warmConnections(connect: buildConnector.connector): WarmConnecti
         connect(options, callback);
         return;
       }
-      // undici expects the callback on a later tick, as from a real connection attempt.
-      process.nextTick(() => callback(null, socket));
+      // undici expects the callback on a later tick, as from a real connection attempt. Until it has the
+      // connection, an error on it is still ignored here, and one that broke meanwhile is replaced by a new one.
+      process.nextTick(() => {
+        socket.off('error', ignore);
+        if (socket.destroyed || socket.readyState !== 'open') connect(options, callback);
+        else callback(null, socket);
+      });
     },
     warm(url, count) {
       if (closed) return;
