@@ -10,6 +10,7 @@ import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
 import { settlement } from './settle.js';
+import { hostOf, stillOurs, withoutPayload } from './claimed.js';
 
 export interface DeliveryEngineOptions {
   readonly requests: RequestStore;
@@ -385,26 +386,4 @@ export class DeliveryEngine {
   private emit(event: DeliveryEvent): void {
     this.o.onEvent?.(event);
   }
-}
-
-/**
- * Whether an attempt of `claimed` may still be recorded on `fresh`, the request after a conflicting change. Only a
- * cancel may change a request we hold: one recorded while our claim was stored (our lease stands), or one that
- * ended a request whose claim the store had not stored yet (no attempt was recorded since). Anything else means
- * our claim was taken over.
- */
-function stillOurs(fresh: StoredRequest, claimed: StoredRequest): boolean {
-  if (fresh.status === 'delivering') return fresh.dueAt === claimed.dueAt;
-  return fresh.status === 'cancelled' && fresh.attemptCount === claimed.attemptCount;
-}
-
-/** The claimed request as its record needs it: its state, without the body and headers already sent. */
-function withoutPayload(r: StoredRequest): StoredRequest {
-  return { ...r, body: null, headers: [], metadata: {} };
-}
-
-function hostOf(url: string): string {
-  const start = url.indexOf('//') + 2;
-  const end = url.indexOf('/', start);
-  return url.slice(start, end === -1 ? undefined : end).toLowerCase();
 }
