@@ -13,7 +13,7 @@ const DRIVERS = {
 const layer = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', 'sdk/src/schema.d.ts', 'sdk/dist/**', 'test/.infra/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'src/gen/**', 'sdk/src/gen/**', 'sdk/src/schema.d.ts', 'sdk/dist/**', 'test/.infra/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-paths=(src/gen openapi sdk/src/schema.d.ts)
+paths=(src/gen sdk/src/gen openapi sdk/src/schema.d.ts)
 snapshot() { find "${paths[@]}" -type f -print0 | sort -z | xargs -0 sha256sum; }
 
 before=$(snapshot)
