@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Send accepts a raw body for delivery, with the destination and options given as query parameters.
-         * @description Headers named `X-Forward-<name>` fill `forward_headers`, keyed by `<name>` as spelled. Headers sent to the destination, by name (the JSON API takes them as `X-Forward-<name>` headers).
+         * @description Headers named `X-Forward-<name>` fill `forward_headers`, keyed by `<name>` as spelled. Headers sent to the destination, by name (the JSON API takes them as `X-Forward-<name>` headers). At most 32768 bytes in all (`x-ferry-max-bytes`). Names and values count together against the byte limit. Names the delivery controls (Host, Content-Length, Transfer-Encoding, Connection and the like, `Proxy-*`, `Service-*`) are refused, and so is a name given twice in different case. At most 64 such headers.
          */
         post: operations["Send"];
         delete?: never;
@@ -286,7 +286,7 @@ export interface components {
         /** @description BatchCreateRequestsRequest carries 1 to 100 request definitions. */
         BatchCreateRequestsBody: {
             /** @description The request definitions, in order. */
-            requests?: components["schemas"]["BatchItem"][];
+            requests: components["schemas"]["BatchItem"][];
         };
         /** @description BatchCreateRequestsResponse confirms every request of a batch. */
         BatchCreateRequestsResponse: {
@@ -295,31 +295,40 @@ export interface components {
         };
         /** @description BatchItem is one request of a batch: a request definition with an optional per-item idempotency key. */
         BatchItem: {
-            /** @description The public HTTPS destination, up to 2048 bytes. */
-            url?: string;
-            /** @description GET, POST, PUT, PATCH or DELETE; POST when absent. */
-            method?: string;
-            /** @description Headers sent to the destination as they are. */
+            /**
+             * Format: uri
+             * @description The public HTTPS destination, up to 2048 bytes. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. An absolute HTTPS URL to a public host, without credentials or fragment.
+             */
+            url: string;
+            /**
+             * @description GET, POST, PUT, PATCH or DELETE; POST when absent.
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent to the destination as they are. At most 32768 bytes in all (`x-ferry-max-bytes`). Names and values count together against the byte limit. Names the delivery controls (Host, Content-Length, Transfer-Encoding, Connection and the like, `Proxy-*`, `Service-*`) are refused, and so is a name given twice in different case. A `Content-Type` entry sets the content type of the body instead (at most 255 bytes) and does not count against the entries. */
             headers?: {
                 [key: string]: string;
             };
-            /** @description Any JSON value, delivered as application/json; no body when absent. */
+            /** @description Any JSON value, delivered as application/json; no body when absent. At most 262144 bytes in all (`x-ferry-max-bytes`). Counted as serialized JSON. */
             body?: unknown;
-            /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. */
+            /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. The pattern checks the spelling; the range is checked beyond it. Not together with `deliver_at`. */
             delay?: string;
-            /** @description An RFC 3339 delivery time within 30 days; a past time means now. */
+            /**
+             * Format: date-time
+             * @description An RFC 3339 delivery time within 30 days; a past time means now. At most 30 days ahead, which a schema cannot state; not together with `delay`.
+             */
             deliver_at?: string;
-            /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. */
+            /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. The pattern checks the spelling; the range is checked beyond it. */
             timeout?: string;
             /** @description The retry configuration. */
             retry?: components["schemas"]["RetryPolicy"];
             /** @description The queue label; `default` when absent. */
             queue?: string;
-            /** @description String metadata, stored and never forwarded. */
+            /** @description String metadata, stored and never forwarded. At most 16384 bytes in all (`x-ferry-max-bytes`). Each value at most 1024 bytes of UTF-8. Keys and values count together against the byte limit. */
             metadata?: {
                 [key: string]: string;
             };
-            /** @description A key unique within the batch that deduplicates this item across batches and single creation. */
+            /** @description A key unique within the batch that deduplicates this item across batches and single creation. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Unique within the batch. */
             idempotency_key?: string;
         };
         /** @description CancelRequestResponse reports the cancellation. */
@@ -338,12 +347,12 @@ export interface components {
         CancelStatus: "cancellation_requested" | "cancelled";
         /** @description CreateScheduleRequest defines a new schedule. */
         CreateScheduleBody: {
-            /** @description The name, required, 1 to 120 bytes after trimming. */
-            name?: string;
+            /** @description The name, required, 1 to 120 bytes after trimming. At most 120 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Leading and trailing whitespace is trimmed first. */
+            name: string;
             /** @description When the schedule fires. */
-            timing?: components["schemas"]["TimingWrite"];
+            timing: components["schemas"]["TimingWrite"];
             /** @description The request created at each occurrence. */
-            request?: components["schemas"]["ScheduleRequestInputWrite"];
+            request: components["schemas"]["ScheduleRequestInputWrite"];
         };
         /** @description What went wrong, from the error catalogue. */
         Error: {
@@ -388,8 +397,11 @@ export interface components {
         /** @description PreviewScheduleRequest asks when a timing would fire. */
         PreviewScheduleBody: {
             /** @description The timing to preview, as it would be given on create; `starts_at` may be in the past here. */
-            timing?: components["schemas"]["TimingWrite"];
-            /** @description The RFC 3339 instant the occurrences follow (strictly after it); now when absent. An interval without `starts_at` is previewed as if created at this instant. */
+            timing: components["schemas"]["TimingWrite"];
+            /**
+             * Format: date-time
+             * @description The RFC 3339 instant the occurrences follow (strictly after it); now when absent. An interval without `starts_at` is previewed as if created at this instant.
+             */
             after?: string;
             /**
              * Format: int32
@@ -478,27 +490,36 @@ export interface components {
         RequestId: string;
         /** @description RequestInput is the definition of a structured request, as given to create. */
         RequestInput: {
-            /** @description The public HTTPS destination, up to 2048 bytes. */
-            url?: string;
-            /** @description GET, POST, PUT, PATCH or DELETE; POST when absent. */
-            method?: string;
-            /** @description Headers sent to the destination as they are. */
+            /**
+             * Format: uri
+             * @description The public HTTPS destination, up to 2048 bytes. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. An absolute HTTPS URL to a public host, without credentials or fragment.
+             */
+            url: string;
+            /**
+             * @description GET, POST, PUT, PATCH or DELETE; POST when absent.
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Headers sent to the destination as they are. At most 32768 bytes in all (`x-ferry-max-bytes`). Names and values count together against the byte limit. Names the delivery controls (Host, Content-Length, Transfer-Encoding, Connection and the like, `Proxy-*`, `Service-*`) are refused, and so is a name given twice in different case. A `Content-Type` entry sets the content type of the body instead (at most 255 bytes) and does not count against the entries. */
             headers?: {
                 [key: string]: string;
             };
-            /** @description Any JSON value, delivered as application/json; no body when absent. */
+            /** @description Any JSON value, delivered as application/json; no body when absent. At most 262144 bytes in all (`x-ferry-max-bytes`). Counted as serialized JSON. */
             body?: unknown;
-            /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. */
+            /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. The pattern checks the spelling; the range is checked beyond it. Not together with `deliver_at`. */
             delay?: string;
-            /** @description An RFC 3339 delivery time within 30 days; a past time means now. */
+            /**
+             * Format: date-time
+             * @description An RFC 3339 delivery time within 30 days; a past time means now. At most 30 days ahead, which a schema cannot state; not together with `delay`.
+             */
             deliver_at?: string;
-            /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. */
+            /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. The pattern checks the spelling; the range is checked beyond it. */
             timeout?: string;
             /** @description The retry configuration. */
             retry?: components["schemas"]["RetryPolicy"];
             /** @description The queue label; `default` when absent. */
             queue?: string;
-            /** @description String metadata, stored and never forwarded. */
+            /** @description String metadata, stored and never forwarded. At most 16384 bytes in all (`x-ferry-max-bytes`). Each value at most 1024 bytes of UTF-8. Keys and values count together against the byte limit. */
             metadata?: {
                 [key: string]: string;
             };
@@ -593,8 +614,11 @@ export interface components {
              * @description Total attempts including the first, 1 through 20; 3 when absent.
              */
             max_attempts?: number;
-            /** @description The backoff curve; only `exponential` is accepted, which is also the default. */
-            backoff?: string;
+            /**
+             * @description The backoff curve; only `exponential` is accepted, which is also the default.
+             * @enum {string}
+             */
+            backoff?: "exponential";
         };
         /**
          * @description RunOutcome is what happened at a schedule's latest occurrence.
@@ -668,11 +692,14 @@ export interface components {
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
-            /** @description The public HTTPS destination; required. */
-            url?: string;
-            /** @description Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent. */
+            /**
+             * Format: uri
+             * @description The public HTTPS destination; required. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. An absolute HTTPS URL to a public host, without credentials or fragment.
+             */
+            url: string;
+            /** @description Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent. At most 262144 bytes in all (`x-ferry-max-bytes`). Counted as serialized JSON. */
             body?: unknown;
-            /** @description Headers sent to the destination; at most 64 entries and 32 KiB together. */
+            /** @description Headers sent to the destination; at most 64 entries and 32 KiB together. At most 32768 bytes in all (`x-ferry-max-bytes`). Names and values count together against the byte limit. Names the delivery controls (Host, Content-Length, Transfer-Encoding, Connection and the like, `Proxy-*`, `Service-*`) are refused, and so is a name given twice in different case. */
             headers?: {
                 [key: string]: string;
             };
@@ -747,23 +774,29 @@ export interface components {
         };
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
         TimingWrite: {
-            /** @description `cron` or `interval`. */
-            type?: string;
-            /** @description The cron expression, exactly five fields; cron timing only. */
+            /**
+             * @description `cron` or `interval`.
+             * @enum {string}
+             */
+            type: "cron" | "interval";
+            /** @description The cron expression, exactly five fields; cron timing only. Required for cron timing: five fields that fire at least once. */
             expression?: string;
-            /** @description The IANA time zone the cron expression is read in; cron timing only. */
+            /** @description The IANA time zone the cron expression is read in; cron timing only. Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`. */
             timezone?: string;
             /**
              * Format: int32
-             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only.
+             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. Required for interval timing.
              */
             every_seconds?: number;
-            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
+            /**
+             * Format: date-time
+             * @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. In the future when a schedule is created or changed (not in a preview).
+             */
             starts_at?: string;
         };
         /** @description UpdateScheduleRequest changes a schedule; at least one of name, timing and request is given. */
         UpdateScheduleBody: {
-            /** @description The new name. */
+            /** @description The new name. At most 120 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Leading and trailing whitespace is trimmed first. */
             name?: string;
             /** @description The new timing; the next occurrence is recomputed. */
             timing?: components["schemas"]["TimingWrite"];
@@ -914,36 +947,36 @@ export interface operations {
     Send: {
         parameters: {
             query: {
-                /** @description The public HTTPS destination, up to 2048 bytes, without credentials or fragment. */
+                /** @description The public HTTPS destination, up to 2048 bytes, without credentials or fragment. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. An absolute HTTPS URL to a public host, without credentials or fragment. */
                 url: string;
                 /** @description GET, POST, PUT, PATCH or DELETE; POST when absent. */
-                method?: string;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description Additional retries after the first attempt, 0 through 19; 0 when absent. */
                 retry?: number;
-                /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. */
+                /** @description A delay before delivery: an integer and `s`, `m`, `h` or `d`, 1s through 30d. The pattern checks the spelling; the range is checked beyond it. Not together with `deliver_at`. */
                 delay?: string;
-                /** @description An RFC 3339 delivery time within 30 days; a past time means now. */
+                /** @description An RFC 3339 delivery time within 30 days; a past time means now. At most 30 days ahead, which a schema cannot state; not together with `delay`. */
                 deliver_at?: string;
-                /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. */
+                /** @description The per-attempt timeout, 1s through 5m in whole seconds or minutes; 50s when absent. The pattern checks the spelling; the range is checked beyond it. */
                 timeout?: string;
                 /** @description The queue label; `default` when absent. */
                 queue?: string;
             };
             header?: {
-                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. */
+                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** @description The body delivered exactly as given, up to 256 KiB. Any Content-Type is accepted; it is forwarded unchanged. */
+        /** @description The body delivered exactly as given, up to 256 KiB. Any Content-Type is accepted; it is forwarded unchanged. A Content-Type header is at most 255 bytes. */
         requestBody?: {
             content: {
                 "application/octet-stream": string;
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Confirms a quick send. */
             202: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -973,13 +1006,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only requests with this status. */
-                status?: string;
-                /** @description An exact `req_` ID or a case-insensitive URL fragment, up to 2048 bytes. */
+                status?: "scheduled" | "queued" | "delivering" | "succeeded" | "failed" | "cancelled";
+                /** @description An exact `req_` ID or a case-insensitive URL fragment, up to 2048 bytes. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
                 search?: string;
                 /** @description Only requests with this HTTP method. */
-                method?: string;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description Only requests from this source: `api`, `recurring` or `replay`. */
-                source?: string;
+                source?: "api" | "recurring" | "replay";
                 /** @description Inclusive RFC 3339 lower bound of the creation time. */
                 from?: string;
                 /** @description Exclusive RFC 3339 upper bound of the creation time; later than `from`. */
@@ -995,7 +1028,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description One page of the request list. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1022,7 +1055,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. */
+                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1034,7 +1067,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Confirms a structured request. */
             202: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1063,9 +1096,9 @@ export interface operations {
     BatchCreateRequests: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description The idempotency key covering the whole batch, required, 1 to 255 bytes. */
-                "Idempotency-Key"?: string;
+            header: {
+                /** @description The idempotency key covering the whole batch, required, 1 to 255 bytes. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
+                "Idempotency-Key": string;
             };
             path?: never;
             cookie?: never;
@@ -1076,7 +1109,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Confirms every request of a batch. */
             202: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1114,7 +1147,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries one request. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1150,7 +1183,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries the completed attempts of one request. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1186,7 +1219,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success, when `status` is `cancelled`. */
+            /** @description Reports the cancellation, when `status` is `cancelled`. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1203,7 +1236,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Success. */
+            /** @description Reports the cancellation, in every other case. */
             202: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1222,6 +1255,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableContent"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];
@@ -1231,7 +1265,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. */
+                /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -1242,7 +1276,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Confirms the new request. */
             202: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1282,7 +1316,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries the project's schedules. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1308,9 +1342,9 @@ export interface operations {
     CreateSchedule: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description The idempotency key, required, 1 to 255 bytes. */
-                "Idempotency-Key"?: string;
+            header: {
+                /** @description The idempotency key, required, 1 to 255 bytes. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
+                "Idempotency-Key": string;
             };
             path?: never;
             cookie?: never;
@@ -1321,7 +1355,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Carries the new schedule. */
             201: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1360,7 +1394,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Lists the next occurrences. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1396,7 +1430,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries one schedule. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1432,7 +1466,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Removes a schedule and cancels its future occurrences. */
             204: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1463,7 +1497,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Carries the changed schedule. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1500,7 +1534,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries the paused schedule. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
@@ -1536,7 +1570,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Carries the resumed schedule. */
             200: {
                 headers: {
                     "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];

@@ -2,13 +2,50 @@ import type { components, operations } from './schema.js';
 
 type Schemas = components['schemas'];
 
+/** How to reach Ferry, and the defaults of every call. */
+export interface FerryOptions {
+  /** The base URL of the API, such as `https://ferry.example.com`. */
+  baseUrl: string;
+  /** A project API key; every call is scoped to its project. */
+  apiKey: string;
+  /** How long one attempt may take, from sending to reading the whole answer; 60,000 ms when absent. */
+  timeoutMs?: number;
+  /** How many more attempts a failed call gets when its failure may be retried; 2 when absent. */
+  maxRetries?: number;
+  /** A fetch implementation to use instead of the global one (a proxy agent, instrumentation). */
+  fetch?: typeof fetch;
+}
+
+/** Options every call takes; each overrides the client's default for this call only. */
+export interface CallOptions {
+  /** How long one attempt of this call may take, in milliseconds. */
+  timeoutMs?: number;
+  /** Aborts the call, including a wait between attempts; the call then rejects with `FerryAbortError`. */
+  signal?: AbortSignal;
+  /** How many more attempts this call gets after a failure that may be retried. */
+  maxRetries?: number;
+}
+
+/** Options of calls that create something. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * 1 to 255 bytes, scoped to the project and kept for 24 hours: the same key with the same input answers the
+   * first result instead of creating again. When absent the client makes one per call, so its retries never
+   * create twice.
+   */
+  idempotencyKey?: string;
+}
+
+/** A result of the API: the envelope's `data`, with the call's `request_id` as a non-enumerable `requestId`. */
+export type WithRequestId<T> = T & { readonly requestId: string };
+
 /** The confirmation that a request was durably accepted; delivery happens afterwards. */
 export type Acceptance = Schemas['Acceptance'];
-/** The definition of a structured request, as given to `createRequest`. */
+/** The definition of a structured request, as given to `requests.create`. */
 export type RequestInput = Schemas['RequestInput'];
 /** One request of a batch: a request definition with an optional per-item idempotency key. */
 export type BatchItem = Schemas['BatchItem'];
-/** One page of the request list. */
+/** One page of the request list, with the project's retention facts. */
 export type RequestList = Schemas['ListRequestsResponse'];
 /** One item of the request list. */
 export type RequestSummary = Schemas['RequestSummary'];
@@ -22,41 +59,47 @@ export type CancelResult = Schemas['CancelRequestResponse'];
 export type RequestStatus = Schemas['RequestStatus'];
 /** A recurring schedule, as lists and changes answer it. */
 export type ScheduleSummary = Schemas['ScheduleSummary'];
-/** A recurring schedule with its request definition (header values redacted), as `getSchedule` answers it. */
+/** A recurring schedule with its request definition (header values redacted), as `schedules.get` answers it. */
 export type Schedule = Schemas['Schedule'];
-/** The definition of a new schedule, as given to `createSchedule`. */
+/** The definition of a new schedule, as given to `schedules.create`. */
 export type ScheduleInput = Schemas['CreateScheduleBody'];
-/** The changes to a schedule, as given to `updateSchedule`; at least one field is needed. */
+/** The changes to a schedule, as given to `schedules.update`; at least one field is needed. */
 export type ScheduleUpdate = Schemas['UpdateScheduleBody'];
 /** When a schedule fires: a cron expression in a time zone, or a fixed interval. */
 export type Timing = Schemas['TimingWrite'];
-/** The paging of `listSchedules`; without it every schedule comes back. */
-export type ListSchedulesQuery = NonNullable<operations['ListSchedules']['parameters']['query']>;
 
-/** The filters and paging of `listRequests`, with the API's parameter names. */
+/** The filters and paging of `requests.list`, with the API's parameter names. */
 export type ListRequestsQuery = NonNullable<operations['ListRequests']['parameters']['query']>;
-/** The delivery options of `send`, with the API's parameter names (`deliver_at`, not `deliverAt`). */
+/** The paging of `schedules.list`; without `limit` or `cursor` the first page holds every schedule. */
+export type ListSchedulesQuery = NonNullable<operations['ListSchedules']['parameters']['query']>;
+/** One page of the schedule list. */
+export interface ScheduleList {
+  items: ScheduleSummary[];
+  next_cursor: string | null;
+}
+
+/** A body `requests.send` forwards byte for byte. */
+export type RawBody = string | Uint8Array | ArrayBuffer | Blob;
+/** The delivery options of `requests.send`, with the API's parameter names (`deliver_at`, not `deliverAt`). */
 export type SendQuery = Omit<operations['Send']['parameters']['query'], 'url'>;
 
-/** Options every call takes. */
-export interface CallOptions {
-  /** Cancels the HTTP call; the server may still have applied it. */
-  signal?: AbortSignal;
-}
-
-/** Options of calls that create something and can be retried safely with the same key. */
-export interface IdempotentCallOptions extends CallOptions {
-  /** 1 to 255 bytes, scoped to the project and kept for 24 hours; a retry with the same key and input gets the same result. */
-  idempotencyKey?: string;
-}
-
-/** Options of `send`: the delivery options plus the headers that travel with the body. */
-export interface SendOptions extends SendQuery, IdempotentCallOptions {
-  /** The Content-Type forwarded with the body, up to 255 bytes. */
+/** Options of `requests.send`: the delivery options, the headers that travel with the body, and the call options. */
+export interface SendOptions extends SendQuery, CreateOptions {
+  /** The Content-Type forwarded with the body, up to 255 bytes; a Blob's own type when absent; else none. */
   contentType?: string;
   /** Headers sent to the destination, by name; they travel as `X-Forward-<name>`. */
   forwardHeaders?: Record<string, string>;
 }
 
-/** A body `send` forwards byte for byte. */
-export type RawBody = string | Uint8Array | ArrayBuffer;
+/** Options of `schedules.preview`. */
+export interface PreviewOptions extends CallOptions {
+  /** The RFC 3339 instant the occurrences follow (strictly after it); now when absent. */
+  after?: string;
+  /** How many occurrences, 1 through 100; 10 when absent. */
+  count?: number;
+}
+
+/** What `schedules.delete` resolves with: there is no data, only the call's ID. */
+export interface Deleted {
+  readonly requestId: string;
+}

@@ -9,7 +9,7 @@ snapshot() { find "${paths[@]}" -type f -print0 | sort -z | xargs -0 sha256sum; 
 
 before=$(snapshot)
 npx buf generate
-npx tsx test/tools/openapi-gen.ts
+npx tsx src/edge/http/openapi/generate.ts
 npx openapi-typescript openapi/ferry.openapi.json -o sdk/src/schema.d.ts >/dev/null 2>&1
 after=$(snapshot)
 

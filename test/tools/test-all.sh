@@ -21,6 +21,7 @@ npx tsc -p tsconfig.json --noEmit
 step "lint"
 npx buf lint
 npx eslint --max-warnings 0 .
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --extends recommended-strict openapi/ferry.openapi.json
 npx tsx test/tools/check-cycles.ts
 
 step "Cassandra and Kafka for the distributed backend"

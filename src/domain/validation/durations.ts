@@ -1,11 +1,8 @@
 import { type ErrorCode, FerryError } from '../errors.js';
 import { MAX_DELAY_MS, MAX_DELIVER_AT_AHEAD_MS, MAX_TIMEOUT_SECONDS, MIN_DELAY_MS, MIN_TIMEOUT_SECONDS } from './limits.js';
+import { DELAY_PATTERN as DELAY, TIMEOUT_PATTERN as TIMEOUT } from './patterns.js';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-// No sign, no leading zeros, no spaces, no fractions: one spelling per duration keeps fingerprints stable.
-const DELAY = /^(0|[1-9][0-9]{0,15})([smhd])$/;
-const TIMEOUT = /^(0|[1-9][0-9]{0,15})([sm])$/;
 
 export function parseDelay(s: string, field = 'delay'): number {
   const m = typeof s === 'string' ? DELAY.exec(s) : null;

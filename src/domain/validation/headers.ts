@@ -1,13 +1,7 @@
 import { FerryError } from '../errors.js';
 import type { HeaderEntry } from '../request.js';
 import { MAX_CONTENT_TYPE_BYTES, MAX_HEADER_BYTES, MAX_HEADER_ENTRIES, utf8Length } from './limits.js';
-
-// RFC 9110 section 5.6.2 token.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-// RFC 9110 section 5.5 field-value: visible ASCII, space, tab and obs-text. Anything above U+00FF has no single-octet
-// encoding on the wire, and HTTP clients refuse it at send time; refusing it here reports it to the caller instead.
-const FIELD_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+import { HEADER_NAME_PATTERN as TOKEN, HEADER_VALUE_PATTERN as FIELD_VALUE } from './patterns.js';
 
 /**
  * Headers the delivery client owns: framing and connection management, or proxy handling. Letting callers set them

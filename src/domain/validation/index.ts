@@ -1,4 +1,6 @@
 export * from './limits.js';
+export * from './patterns.js';
+export { FIELD_RULES, type FieldRule } from './field-rules.js';
 export { validateDestinationUrl, isPublicAddress, type DestinationOptions } from './url.js';
 export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime } from './durations.js';
 export { validateDestinationHeaders, validateContentType, isFieldValue } from './headers.js';

@@ -54,6 +54,10 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_SCHEDULE_NAME_BYTES = 120;
 export const MIN_INTERVAL_SECONDS = 60;
 export const MAX_INTERVAL_SECONDS = 30 * 24 * 60 * 60;
+/** Intervals are whole minutes. */
+export const INTERVAL_STEP_SECONDS = 60;
+export const DEFAULT_PREVIEW_COUNT = 10;
+export const MAX_PREVIEW_COUNT = 100;
 
 const encoder = new TextEncoder();
 

@@ -1,8 +1,6 @@
 import { FerryError } from '../errors.js';
 import { MAX_METADATA_BYTES, MAX_METADATA_ENTRIES, MAX_METADATA_KEY_BYTES, MAX_METADATA_VALUE_BYTES, utf8Length } from './limits.js';
-
-// ASCII only, so characters and bytes agree and the key length limit reads the same in either unit.
-const KEY = /^[A-Za-z0-9._-]+$/;
+import { METADATA_KEY_PATTERN as KEY } from './patterns.js';
 
 /** Returns a copy with own data properties only, so keys such as `__proto__` stay plain keys downstream. */
 export function validateMetadata(m: Record<string, string>): Record<string, string> {

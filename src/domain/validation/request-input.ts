@@ -21,6 +21,7 @@ import {
   utf8Length,
 } from './limits.js';
 import { validateMetadata } from './metadata.js';
+import { QUEUE_PATTERN as QUEUE, RETRY_BACKOFFS } from './patterns.js';
 import { validateDestinationUrl } from './url.js';
 
 /** Quick send: query parameters, raw body, and `X-Forward-` headers already stripped of their prefix. */
@@ -63,7 +64,6 @@ export interface ValidationOptions {
   now: number;
 }
 
-const QUEUE = /^[A-Za-z0-9._-]+$/;
 
 export function validateMethod(method: string | undefined, field = 'method'): HttpMethod {
   if (method === undefined) return DEFAULT_METHOD;
@@ -170,7 +170,7 @@ export function validateCreate(input: CreateInput, opts: ValidationOptions): Val
   const timeoutSeconds = timeoutOf(input.timeout);
   const maxAttempts = validateMaxAttempts(input.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, 'retry.max_attempts');
   const backoff = input.retry?.backoff;
-  if (backoff !== undefined && backoff !== 'exponential') {
+  if (backoff !== undefined && !(RETRY_BACKOFFS as readonly string[]).includes(backoff)) {
     throw new FerryError('INVALID_RETRY', 'The only supported backoff is exponential.', 'retry.backoff');
   }
   const queue = validateQueue(input.queue);

@@ -2,7 +2,7 @@ import { FerryError } from '../errors.js';
 import type { ScheduleRequest } from '../schedule/schedule.js';
 import type { Timing } from '../schedule/timing.js';
 import { validateDestinationHeaders } from './headers.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SCHEDULE_NAME_BYTES, utf8Length } from './limits.js';
+import { DEFAULT_PAGE_SIZE, DEFAULT_PREVIEW_COUNT, MAX_PAGE_SIZE, MAX_PREVIEW_COUNT, MAX_SCHEDULE_NAME_BYTES, utf8Length } from './limits.js';
 import { requireUrl, validateJsonBody, validateRetryCount } from './request-input.js';
 import { validateTiming, type TimingInput } from './timing.js';
 import { parseRfc3339 } from './durations.js';
@@ -95,8 +95,6 @@ export interface PreviewInput {
   count?: number;
 }
 
-export const DEFAULT_PREVIEW_COUNT = 10;
-export const MAX_PREVIEW_COUNT = 100;
 
 /** Preview: `after` defaults to now; an interval without `starts_at` counts from `after`, and `starts_at` may be past. */
 export function validatePreview(input: PreviewInput, now: number): { timing: Timing; after: number; count: number } {

@@ -3,7 +3,8 @@ import { parseCron } from '../schedule/cron.js';
 import type { Timing } from '../schedule/timing.js';
 import { isTimeZone } from '../schedule/zone-offsets.js';
 import { parseRfc3339 } from './durations.js';
-import { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from './limits.js';
+import { INTERVAL_STEP_SECONDS, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from './limits.js';
+import { TIMING_TYPES } from './patterns.js';
 
 /** Timing as a caller sends it; any member may be absent, null, or of the wrong type at run time. */
 export interface TimingInput {
@@ -51,7 +52,7 @@ export function validateTiming(input: TimingInput | undefined, opts: TimingOptio
   if (!given(type)) throw new FerryError('MISSING_FIELD', `${field}.type is required: cron or interval.`, `${field}.type`);
   if (type === 'cron') return validateCron(input as TimingInput, field);
   if (type === 'interval') return validateInterval(input as TimingInput, opts, field);
-  throw new FerryError('INVALID_TIMING', `${field}.type must be cron or interval.`, `${field}.type`);
+  throw new FerryError('INVALID_TIMING', `${field}.type must be ${TIMING_TYPES.join(' or ')}.`, `${field}.type`);
 }
 
 function rejectMembers(input: TimingInput, members: typeof CRON_ONLY | typeof INTERVAL_ONLY, type: string, field: string): void {
@@ -89,7 +90,7 @@ function validateInterval(input: TimingInput, opts: TimingOptions, field: string
   const path = `${field}.every_seconds`;
   const everySeconds: unknown = input.everySeconds;
   if (!given(everySeconds)) throw new FerryError('MISSING_FIELD', `${path} is required.`, path);
-  if (typeof everySeconds !== 'number' || !Number.isInteger(everySeconds) || everySeconds % 60 !== 0) {
+  if (typeof everySeconds !== 'number' || !Number.isInteger(everySeconds) || everySeconds % INTERVAL_STEP_SECONDS !== 0) {
     throw new FerryError('INVALID_TIMING', `${path} must be a whole number of minutes in seconds, such as 60, 300 or 3600.`, path);
   }
   if (everySeconds < MIN_INTERVAL_SECONDS || everySeconds > MAX_INTERVAL_SECONDS) {

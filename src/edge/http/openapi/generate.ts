@@ -1,23 +1,26 @@
 /**
- * Writes openapi/ferry.openapi.json from the service descriptors in src/gen and the comments of the proto
- * sources. With `--check` it writes nothing and exits 1 when the committed document differs.
+ * Writes openapi/ferry.openapi.json from the service descriptors in src/gen, the comments of the proto sources and
+ * the validation module's field rules. With `--check` it writes nothing and exits 1 when the committed document
+ * differs.
  *
- *   npx tsx test/tools/openapi-gen.ts [--check]
+ *   npx tsx src/edge/http/openapi/generate.ts [--check]
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DescFile, DescService } from '@bufbuild/protobuf';
-import { loadProtoComments } from './openapi/comments.js';
-import { buildOpenApi } from './openapi/document.js';
+import { loadProtoComments } from './comments.js';
+import { buildOpenApi } from './document.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const here = dirname(fileURLToPath(import.meta.url));
+// The same four levels up from src/edge/http/openapi and from its build output in dist/.
+const root = join(here, '../../../..');
 const target = join(root, 'openapi/ferry.openapi.json');
 
-/** Every service of the generated code under src/gen/ferry, in file then declaration order. */
+/** Every service of the generated code of the `ferry` package, in file then declaration order. */
 async function generatedServices(): Promise<DescService[]> {
-  const dir = join(root, 'src/gen/ferry');
-  const modules = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('_pb.ts')).sort();
+  const dir = join(here, '../../../gen/ferry');
+  const modules = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /_pb\.[jt]s$/.test(f)).sort();
   const services: DescService[] = [];
   for (const file of modules) {
     const exports = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
@@ -41,7 +44,7 @@ if (process.argv.includes('--check')) {
     // A missing document differs like any other.
   }
   if (current !== document) {
-    console.error(`${relative(root, target)} is out of date; run: npx tsx test/tools/openapi-gen.ts`);
+    console.error(`${relative(root, target)} is out of date; run: npm run generate:openapi`);
     process.exit(1);
   }
 } else {

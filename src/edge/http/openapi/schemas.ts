@@ -1,10 +1,12 @@
 import { ScalarType } from '@bufbuild/protobuf';
 import type { DescEnum, DescField, DescMessage } from '@bufbuild/protobuf';
+import type { FieldRule } from '../../../domain/validation/index.js';
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
-import { enumJsonNames } from '../../../src/edge/http/enum-names.js';
+import { enumJsonNames } from '../enum-names.js';
 import type { ProtoComments } from './comments.js';
+import { constrain, describeWith, ruleNotes, type RuleBook, type Schema } from './constraints.js';
 
-export type Schema = Record<string, unknown>;
+export type { Schema } from './constraints.js';
 
 /** Which way a message travels: requests accept absent fields, responses always carry every field. */
 export type Direction = 'input' | 'output';
@@ -26,8 +28,8 @@ const WKT_OUTPUT: Record<string, Schema> = {
 
 /**
  * Component schemas mirroring the gateway's JSON reader and writer. Response schemas list every field as
- * required and nullable exactly where the writer emits null; request schemas require nothing, because absence
- * is checked by validation with better messages than a schema could give.
+ * required and nullable exactly where the writer emits null; request schemas carry the rules validation applies
+ * (required fields, ranges, lengths, patterns, enums), from the validation module's table.
  *
  * A message used both ways gets two schemas: the response one keeps the message name, the request one is
  * suffixed `Write`. Call `use` for every root before asking for names, so names do not depend on call order.
@@ -36,7 +38,10 @@ export class SchemaSet {
   private readonly used = { input: new Set<string>(), output: new Set<string>() };
   private readonly schemas = new Map<string, Schema>();
 
-  constructor(private readonly comments: ProtoComments) {}
+  constructor(
+    private readonly comments: ProtoComments,
+    private readonly rules: RuleBook,
+  ) {}
 
   /** Records that `message` and every message under it travel in `direction`. */
   use(message: DescMessage, direction: Direction): void {
@@ -102,21 +107,43 @@ export class SchemaSet {
     return maybeNull(this.ref(message, direction), nullable);
   }
 
+  /** The validation rule of an input field. */
+  rule(field: DescField): FieldRule {
+    return this.rules.field(`${field.parent.typeName}.${field.name}`);
+  }
+
+  /** The schema of an input field with its rule applied, its description and whether it is required. */
+  inputField(field: DescField): { schema: Schema; required: boolean } {
+    const rule = this.rule(field);
+    const plain = this.field(field, 'input');
+    const description = this.comments.get(`${field.parent.typeName}.${field.name}`);
+    return { schema: { ...constrain(plain, rule), ...describeWith(description, ruleNotes(rule, plain)) }, required: rule.required === true };
+  }
+
   private object(message: DescMessage, direction: Direction, excluded: ReadonlySet<string>): Schema {
     const properties: Record<string, Schema> = {};
+    const required: string[] = [];
     for (const field of message.fields) {
       if (excluded.has(field.name)) continue;
+      if (direction === 'input') {
+        const input = this.inputField(field);
+        properties[field.name] = input.schema;
+        if (input.required) required.push(field.name);
+        continue;
+      }
       const description = this.comments.get(`${message.typeName}.${field.name}`);
       properties[field.name] = { ...this.field(field, direction), ...(description ? { description } : {}) };
     }
-    const description = this.comments.get(message.typeName);
-    return {
+    const whole = direction === 'input' ? this.rules.message(message.typeName) : undefined;
+    const description = describeWith(this.comments.get(message.typeName), whole === undefined ? [] : ruleNotes(whole, {}));
+    const outRequired = direction === 'output' ? Object.keys(properties) : required;
+    return constrain({
       type: 'object',
-      ...(description ? { description } : {}),
-      ...(direction === 'output' ? { required: Object.keys(properties) } : {}),
+      ...description,
+      ...(direction === 'output' || outRequired.length > 0 ? { required: outRequired } : {}),
       properties,
       additionalProperties: false,
-    };
+    }, whole ?? {});
   }
 
   private enumRef(desc: DescEnum): Schema {

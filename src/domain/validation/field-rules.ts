@@ -1,0 +1,198 @@
+import { HTTP_METHODS, REQUEST_SOURCES, REQUEST_STATUSES } from '../request.js';
+import {
+  INTERVAL_STEP_SECONDS,
+  MAX_BATCH_ITEMS,
+  MAX_BODY_BYTES,
+  MAX_CONTENT_TYPE_BYTES,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_ENTRIES,
+  MAX_IDEMPOTENCY_KEY_BYTES,
+  MAX_INTERVAL_SECONDS,
+  MAX_MAX_ATTEMPTS,
+  MAX_METADATA_BYTES,
+  MAX_METADATA_ENTRIES,
+  MAX_METADATA_KEY_BYTES,
+  MAX_METADATA_VALUE_BYTES,
+  MAX_PAGE_SIZE,
+  MAX_PREVIEW_COUNT,
+  MAX_QUEUE_LENGTH,
+  MAX_RETRY,
+  MAX_SCHEDULE_NAME_BYTES,
+  MAX_SEARCH_BYTES,
+  MAX_URL_BYTES,
+  MIN_BATCH_ITEMS,
+  MIN_INTERVAL_SECONDS,
+  MIN_MAX_ATTEMPTS,
+} from './limits.js';
+import {
+  DELAY_PATTERN,
+  HEADER_NAME_PATTERN,
+  HEADER_VALUE_PATTERN,
+  METADATA_KEY_PATTERN,
+  QUEUE_PATTERN,
+  RETRY_BACKOFFS,
+  TIMEOUT_PATTERN,
+  TIMING_TYPES,
+} from './patterns.js';
+
+/**
+ * What validation demands of one input field, stated the way JSON Schema can say it. Every number and pattern
+ * comes from limits.ts and patterns.ts, which the validation functions read too; `note` says in words what a
+ * schema cannot (a bound relative to now, a total over several values, a rule between fields).
+ */
+export interface FieldRule {
+  /** Validation refuses the call when the field is absent. */
+  readonly required?: true;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly multipleOf?: number;
+  readonly minLength?: number;
+  /** A length in characters. */
+  readonly maxLength?: number;
+  /** A length in UTF-8 bytes; for a string it is stated as `maxLength` too, which bounds ASCII exactly. */
+  readonly maxBytes?: number;
+  readonly pattern?: RegExp;
+  readonly enum?: readonly string[];
+  readonly format?: 'uri' | 'date-time';
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly minProperties?: number;
+  readonly maxProperties?: number;
+  /** The keys of a map. */
+  readonly keys?: FieldRule;
+  /** Each value of a map. */
+  readonly values?: FieldRule;
+  readonly note?: string;
+}
+
+const URL_RULE: FieldRule = {
+  required: true,
+  maxBytes: MAX_URL_BYTES,
+  format: 'uri',
+  note: 'An absolute HTTPS URL to a public host, without credentials or fragment.',
+};
+const METHOD_RULE: FieldRule = { enum: HTTP_METHODS };
+const DELAY_RULE: FieldRule = { pattern: DELAY_PATTERN, note: 'The pattern checks the spelling; the range is checked beyond it. Not together with `deliver_at`.' };
+const DELIVER_AT_RULE: FieldRule = { format: 'date-time', note: 'At most 30 days ahead, which a schema cannot state; not together with `delay`.' };
+const TIMEOUT_RULE: FieldRule = { pattern: TIMEOUT_PATTERN, note: 'The pattern checks the spelling; the range is checked beyond it.' };
+const QUEUE_RULE: FieldRule = { minLength: 1, maxLength: MAX_QUEUE_LENGTH, pattern: QUEUE_PATTERN };
+const KEY_RULE: FieldRule = { minLength: 1, maxBytes: MAX_IDEMPOTENCY_KEY_BYTES };
+const RETRY_RULE: FieldRule = { minimum: 0, maximum: MAX_RETRY };
+const LIMIT_RULE: FieldRule = { minimum: 1, maximum: MAX_PAGE_SIZE };
+const BODY_RULE: FieldRule = { maxBytes: MAX_BODY_BYTES, note: 'Counted as serialized JSON.' };
+const HEADERS_RULE: FieldRule = {
+  maxProperties: MAX_HEADER_ENTRIES,
+  maxBytes: MAX_HEADER_BYTES,
+  keys: { pattern: HEADER_NAME_PATTERN },
+  values: { pattern: HEADER_VALUE_PATTERN },
+  note: 'Names and values count together against the byte limit. Names the delivery controls (Host, Content-Length, '
+    + 'Transfer-Encoding, Connection and the like, `Proxy-*`, `Service-*`) are refused, and so is a name given twice '
+    + 'in different case.',
+};
+const CREATE_HEADERS_RULE: FieldRule = {
+  ...HEADERS_RULE,
+  note: `${HEADERS_RULE.note} A \`Content-Type\` entry sets the content type of the body instead (at most ${MAX_CONTENT_TYPE_BYTES} bytes) and does not count against the entries.`,
+};
+const METADATA_RULE: FieldRule = {
+  maxProperties: MAX_METADATA_ENTRIES,
+  maxBytes: MAX_METADATA_BYTES,
+  keys: { minLength: 1, maxLength: MAX_METADATA_KEY_BYTES, pattern: METADATA_KEY_PATTERN },
+  values: { maxBytes: MAX_METADATA_VALUE_BYTES },
+  note: 'Keys and values count together against the byte limit.',
+};
+const NAME_RULE: FieldRule = { minLength: 1, maxBytes: MAX_SCHEDULE_NAME_BYTES, note: 'Leading and trailing whitespace is trimmed first.' };
+
+/** The rules of a structured request definition, shared by create and each batch item. */
+function definitionRules(message: string, headers: FieldRule): Record<string, FieldRule> {
+  return {
+    [`${message}.url`]: URL_RULE,
+    [`${message}.method`]: METHOD_RULE,
+    [`${message}.headers`]: headers,
+    [`${message}.body`]: BODY_RULE,
+    [`${message}.delay`]: DELAY_RULE,
+    [`${message}.deliver_at`]: DELIVER_AT_RULE,
+    [`${message}.timeout`]: TIMEOUT_RULE,
+    [`${message}.retry`]: {},
+    [`${message}.queue`]: QUEUE_RULE,
+    [`${message}.metadata`]: METADATA_RULE,
+  };
+}
+
+/**
+ * The rule of every field the JSON HTTP API reads, by proto name (`ferry.v1.RequestInput.url`); a message's own
+ * name holds a rule of the message as a whole. A field with nothing to check has an empty entry, so a new field
+ * has to be looked at here before the OpenAPI document can be generated.
+ */
+export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
+  'ferry.v1.SendRequest.url': URL_RULE,
+  'ferry.v1.SendRequest.method': METHOD_RULE,
+  'ferry.v1.SendRequest.retry': RETRY_RULE,
+  'ferry.v1.SendRequest.delay': DELAY_RULE,
+  'ferry.v1.SendRequest.deliver_at': DELIVER_AT_RULE,
+  'ferry.v1.SendRequest.timeout': TIMEOUT_RULE,
+  'ferry.v1.SendRequest.queue': QUEUE_RULE,
+  'ferry.v1.SendRequest.content_type': { minLength: 1, maxBytes: MAX_CONTENT_TYPE_BYTES, pattern: HEADER_VALUE_PATTERN },
+  'ferry.v1.SendRequest.idempotency_key': KEY_RULE,
+  'ferry.v1.SendRequest.forward_headers': HEADERS_RULE,
+  'ferry.v1.SendRequest.body': { maxBytes: MAX_BODY_BYTES },
+
+  'ferry.v1.CreateRequestRequest.idempotency_key': KEY_RULE,
+  'ferry.v1.CreateRequestRequest.input': { required: true },
+  ...definitionRules('ferry.v1.RequestInput', CREATE_HEADERS_RULE),
+  'ferry.v1.RetryPolicy.max_attempts': { minimum: MIN_MAX_ATTEMPTS, maximum: MAX_MAX_ATTEMPTS },
+  'ferry.v1.RetryPolicy.backoff': { enum: RETRY_BACKOFFS },
+
+  'ferry.v1.BatchCreateRequestsRequest.idempotency_key': { ...KEY_RULE, required: true },
+  'ferry.v1.BatchCreateRequestsRequest.requests': { required: true, minItems: MIN_BATCH_ITEMS, maxItems: MAX_BATCH_ITEMS },
+  ...definitionRules('ferry.v1.BatchItem', CREATE_HEADERS_RULE),
+  'ferry.v1.BatchItem.idempotency_key': { ...KEY_RULE, note: 'Unique within the batch.' },
+
+  'ferry.v1.ListRequestsRequest.status': { enum: REQUEST_STATUSES },
+  'ferry.v1.ListRequestsRequest.search': { maxBytes: MAX_SEARCH_BYTES },
+  'ferry.v1.ListRequestsRequest.method': METHOD_RULE,
+  'ferry.v1.ListRequestsRequest.source': { enum: REQUEST_SOURCES },
+  'ferry.v1.ListRequestsRequest.from': { format: 'date-time' },
+  'ferry.v1.ListRequestsRequest.to': { format: 'date-time' },
+  'ferry.v1.ListRequestsRequest.cursor': {},
+  'ferry.v1.ListRequestsRequest.limit': LIMIT_RULE,
+
+  'ferry.v1.GetRequestRequest.request_id': {},
+  'ferry.v1.ListAttemptsRequest.request_id': {},
+  'ferry.v1.CancelRequestRequest.request_id': {},
+  'ferry.v1.ReplayRequestRequest.request_id': {},
+  'ferry.v1.ReplayRequestRequest.idempotency_key': KEY_RULE,
+
+  'ferry.v1.CreateScheduleRequest.idempotency_key': { ...KEY_RULE, required: true },
+  'ferry.v1.CreateScheduleRequest.name': { ...NAME_RULE, required: true },
+  'ferry.v1.CreateScheduleRequest.timing': { required: true },
+  'ferry.v1.CreateScheduleRequest.request': { required: true },
+  'ferry.v1.ListSchedulesRequest.limit': LIMIT_RULE,
+  'ferry.v1.ListSchedulesRequest.cursor': {},
+  'ferry.v1.PreviewScheduleRequest.timing': { required: true },
+  'ferry.v1.PreviewScheduleRequest.after': { format: 'date-time' },
+  'ferry.v1.PreviewScheduleRequest.count': { minimum: 1, maximum: MAX_PREVIEW_COUNT },
+  'ferry.v1.GetScheduleRequest.schedule_id': {},
+  'ferry.v1.UpdateScheduleRequest': { minProperties: 1 },
+  'ferry.v1.UpdateScheduleRequest.schedule_id': {},
+  'ferry.v1.UpdateScheduleRequest.name': NAME_RULE,
+  'ferry.v1.UpdateScheduleRequest.timing': {},
+  'ferry.v1.UpdateScheduleRequest.request': {},
+  'ferry.v1.PauseScheduleRequest.schedule_id': {},
+  'ferry.v1.ResumeScheduleRequest.schedule_id': {},
+  'ferry.v1.DeleteScheduleRequest.schedule_id': {},
+
+  'ferry.v1.Timing.type': { required: true, enum: TIMING_TYPES },
+  'ferry.v1.Timing.expression': { note: 'Required for cron timing: five fields that fire at least once.' },
+  'ferry.v1.Timing.timezone': { note: 'Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`.' },
+  'ferry.v1.Timing.every_seconds': {
+    minimum: MIN_INTERVAL_SECONDS,
+    maximum: MAX_INTERVAL_SECONDS,
+    multipleOf: INTERVAL_STEP_SECONDS,
+    note: 'Required for interval timing.',
+  },
+  'ferry.v1.Timing.starts_at': { format: 'date-time', note: 'In the future when a schedule is created or changed (not in a preview).' },
+  'ferry.v1.ScheduleRequestInput.url': URL_RULE,
+  'ferry.v1.ScheduleRequestInput.body': BODY_RULE,
+  'ferry.v1.ScheduleRequestInput.headers': HEADERS_RULE,
+  'ferry.v1.ScheduleRequestInput.retry': RETRY_RULE,
+};

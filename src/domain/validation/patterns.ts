@@ -1,0 +1,26 @@
+/**
+ * The regular expressions input is checked against, shared by validation and the OpenAPI document (as JSON Schema
+ * `pattern`s, ECMA-262 like these), so both refuse the same spellings.
+ */
+
+// No sign, no leading zeros, no spaces, no fractions: one spelling per duration keeps fingerprints stable.
+export const DELAY_PATTERN = /^(0|[1-9][0-9]{0,15})([smhd])$/;
+export const TIMEOUT_PATTERN = /^(0|[1-9][0-9]{0,15})([sm])$/;
+
+export const QUEUE_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+// ASCII only, so characters and bytes agree and the key length limit reads the same in either unit.
+export const METADATA_KEY_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+// RFC 9110 section 5.6.2 token.
+export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+// RFC 9110 section 5.5 field-value: visible ASCII, space, tab and obs-text. Anything above U+00FF has no single-octet
+// encoding on the wire, and HTTP clients refuse it at send time; refusing it here reports it to the caller instead.
+export const HEADER_VALUE_PATTERN = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+
+/** The backoff curves `retry.backoff` takes. */
+export const RETRY_BACKOFFS = ['exponential'] as const;
+
+/** The kinds of schedule timing, each with its own members. */
+export const TIMING_TYPES = ['cron', 'interval'] as const;

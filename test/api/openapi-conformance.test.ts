@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES, MAX_STRUCTURED_REQUEST_BYTES } from '../../src/domain/validation/limits.js';
+import { Api, eventually, type ApiResponse } from '../support/api-client.js';
+import { startDestination, type Destination } from '../support/destination.js';
+import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { OpenApiDocument, type Json } from './openapi-document.js';
+
+const openapi = new OpenApiDocument();
+
+/** Every answer of these tests is held to the document; `seen` records which operation answered which status. */
+class CheckedApi {
+  readonly seen = new Map<string, Set<string>>();
+  constructor(readonly api: Api) {}
+
+  async call(method: string, path: string, init: Parameters<Api['call']>[2] = {}): Promise<ApiResponse<Json>> {
+    const res = await this.api.call<Json>(method, path, init);
+    const key = openapi.check(method, path, res);
+    const id = openapi.route(method, path)?.op.operationId ?? 'unrouted';
+    this.seen.set(id, (this.seen.get(id) ?? new Set()).add(key));
+    return res;
+  }
+}
+
+const key = () => `conformance-${randomUUID()}`;
+
+describe('the document check itself', () => {
+  const headers = new Headers({ 'ferry-request-id': randomUUID() });
+  const envelope = (data: Json) => ({ success: true, data, error: null, meta: null, request_id: headers.get('ferry-request-id') });
+  const schedules = (data: Json) => ({ status: 200, headers, body: envelope(data) }) as ApiResponse<Json>;
+
+  it('accepts what the document allows and refuses what it does not', () => {
+    expect(openapi.check('GET', '/schedules', schedules([]))).toBe('200');
+    expect(() => openapi.check('GET', '/schedules', schedules([{ id: 'sch_1' }]))).toThrow(/required property/);
+    expect(() => openapi.check('GET', '/schedules', schedules({}))).toThrow(/must be array/);
+    expect(() => openapi.check('GET', '/schedules', { ...schedules([]), headers: new Headers() })).toThrow(/lacks the Ferry-Request-Id header/);
+    expect(() => openapi.check('GET', '/schedules', { ...schedules([]), status: 202 })).toThrow();
+    expect(() => openapi.check('PUT', '/schedules', { ...schedules([]), status: 200 })).toThrow(/not an unrouted answer/);
+  });
+});
+
+describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
+  let dest: Destination;
+  let ferry: FerryProcess;
+  let api: CheckedApi;
+  let hook: string;
+
+  beforeAll(async () => {
+    dest = await startDestination();
+    ferry = await startFerry({
+      env: { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_AUTH_CACHE_MS: '0', FERRY_ROLES: 'api,delivery' },
+    });
+    const project = await createProject(ferry.dataDir);
+    api = new CheckedApi(new Api(ferry.baseUrl, project.apiKey));
+    hook = `${dest.url}/hook`;
+  });
+  afterAll(async () => {
+    await ferry?.stop();
+    await dest?.close();
+  });
+
+  async function settled(id: string, status: string): Promise<Json> {
+    return eventually(async () => {
+      const res = await api.call('GET', `/requests/${id}`);
+      return res.body.data.status === status ? res.body.data : undefined;
+    });
+  }
+
+  it('for a success of every operation', async () => {
+    const sent = await api.call('POST', `/send?${new URLSearchParams({ url: hook, retry: '1' })}`, { body: 'hello', headers: { 'Idempotency-Key': key() } });
+    expect(sent.status).toBe(202);
+    const later = await api.call('POST', '/requests', { json: { url: hook, delay: '1h', metadata: { k: 'v' } } });
+    expect(later.status).toBe(202);
+    const batch = await api.call('POST', '/requests/batch', { json: { requests: [{ url: hook }, { url: hook, idempotency_key: key() }] }, headers: { 'Idempotency-Key': key() } });
+    expect(batch.status).toBe(202);
+
+    const delivered = await settled(sent.body.data.id, 'succeeded');
+    expect(delivered.attempts.length).toBeGreaterThan(0);
+    expect((await api.call('GET', `/requests/${sent.body.data.id}/attempts`)).status).toBe(200);
+    expect((await api.call('GET', `/requests?${new URLSearchParams({ limit: '1' })}`)).status).toBe(200);
+    expect((await api.call('POST', `/requests/${later.body.data.id}/cancel`)).status).toBe(202);
+    expect((await api.call('POST', `/requests/${later.body.data.id}/cancel`)).status).toBe(200);
+    expect((await api.call('POST', `/requests/${later.body.data.id}/replay`, { headers: { 'Idempotency-Key': key() } })).status).toBe(202);
+
+    const timing = { type: 'interval', every_seconds: 3600 };
+    const created = await api.call('POST', '/schedules', { json: { name: 'hourly', timing, request: { url: hook, body: { a: 1 } } }, headers: { 'Idempotency-Key': key() } });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    expect((await api.call('GET', '/schedules')).status).toBe(200);
+    expect((await api.call('GET', '/schedules?limit=1')).status).toBe(200);
+    expect((await api.call('POST', '/schedules/preview', { json: { timing: { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' }, count: 3 } })).status).toBe(200);
+    expect((await api.call('GET', `/schedules/${id}`)).status).toBe(200);
+    expect((await api.call('PATCH', `/schedules/${id}`, { json: { name: 'renamed' } })).status).toBe(200);
+    expect((await api.call('POST', `/schedules/${id}/pause`)).status).toBe(200);
+    expect((await api.call('POST', `/schedules/${id}/resume`)).status).toBe(200);
+    expect((await api.call('DELETE', `/schedules/${id}`)).status).toBe(204);
+
+    const operations = openapi.operations().map((o) => o.op.operationId as string);
+    expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);
+  });
+
+  it('for 401, 404, 405, 409, 413 and 422, each listed for the operation that gave it', async () => {
+    const explicit = async (method: string, path: string, init: Parameters<Api['call']>[2], status: number, code: string) => {
+      const res = await api.call(method, path, init);
+      expect([res.status, res.body?.error?.code]).toEqual([status, code]);
+      expect(openapi.check(method, path, res)).toBe(String(status));
+    };
+    await explicit('GET', '/requests', { auth: null }, 401, 'UNAUTHENTICATED');
+    await explicit('POST', '/schedules/preview', { auth: 'Bearer nope', json: {} }, 401, 'UNAUTHENTICATED');
+    await explicit('GET', '/requests/req_missing', {}, 404, 'NOT_FOUND');
+    await explicit('DELETE', '/schedules/sch_missing', {}, 404, 'NOT_FOUND');
+    await explicit('GET', '/no/such/route', {}, 404, 'ROUTE_NOT_FOUND');
+    const refused = await api.call('PUT', '/requests', { json: {} });
+    expect([refused.status, refused.body.error?.code]).toEqual([405, 'METHOD_NOT_ALLOWED']);
+    expect(refused.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+
+    const reused = key();
+    expect((await api.call('POST', '/requests', { json: { url: hook, delay: '1h' }, headers: { 'Idempotency-Key': reused } })).status).toBe(202);
+    await explicit('POST', '/requests', { json: { url: hook, delay: '2h' }, headers: { 'Idempotency-Key': reused } }, 409, 'IDEMPOTENCY_KEY_REUSED');
+    const done = await api.call('POST', '/requests', { json: { url: hook } });
+    await settled(done.body.data.id, 'succeeded');
+    await explicit('POST', `/requests/${done.body.data.id}/cancel`, {}, 409, 'REQUEST_COMPLETED');
+    const waiting = await api.call('POST', '/requests', { json: { url: hook, delay: '1h' } });
+    await explicit('POST', `/requests/${waiting.body.data.id}/replay`, {}, 409, 'REQUEST_ACTIVE');
+
+    await explicit('POST', `/send?${new URLSearchParams({ url: hook })}`, { body: new Uint8Array(MAX_BODY_BYTES + 1) }, 413, 'PAYLOAD_TOO_LARGE');
+    await explicit('POST', '/requests', { json: { url: hook, body: 'x'.repeat(MAX_STRUCTURED_REQUEST_BYTES) } }, 413, 'PAYLOAD_TOO_LARGE');
+    await explicit('POST', '/requests', { json: { url: 'http://insecure.example.com/' } }, 422, 'INVALID_URL');
+    await explicit('GET', '/requests?colour=red', {}, 422, 'UNKNOWN_FIELD');
+    await explicit('PATCH', '/schedules/sch_missing', { json: {} }, 422, 'MISSING_FIELD');
+  });
+
+  it('for 429 when a project has no allowance left', async () => {
+    const broke = new CheckedApi(new Api(ferry.baseUrl, (await createProject(ferry.dataDir, { monthlyAllowance: 0, scheduleAllowance: 0 })).apiKey));
+    const cases: Array<[string, string, Parameters<Api['call']>[2], string]> = [
+      ['POST', `/send?${new URLSearchParams({ url: hook })}`, { body: 'x' }, 'MONTHLY_ALLOWANCE_EXCEEDED'],
+      ['POST', '/requests', { json: { url: hook } }, 'MONTHLY_ALLOWANCE_EXCEEDED'],
+      ['POST', '/requests/batch', { json: { requests: [{ url: hook }] }, headers: { 'Idempotency-Key': key() } }, 'MONTHLY_ALLOWANCE_EXCEEDED'],
+      ['POST', '/schedules', {
+        json: { name: 'n', timing: { type: 'interval', every_seconds: 60 }, request: { url: hook } },
+        headers: { 'Idempotency-Key': key() },
+      }, 'SCHEDULE_ALLOWANCE_EXCEEDED'],
+    ];
+    for (const [method, path, init, code] of cases) {
+      const res = await broke.call(method, path, init);
+      expect([res.status, res.body.error?.code]).toEqual([429, code]);
+      expect(openapi.check(method, path, res)).toBe('429');
+    }
+  });
+});
+
+/**
+ * Calls again when the connection was reset: a draining server closes idle keep-alive connections, and the client
+ * may have picked one of them for the call just before it was closed.
+ */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return call();
+  }
+}
+
+describe('a draining server answers as the OpenAPI document says', () => {
+  let dest: Destination;
+  let ferry: FerryProcess;
+
+  beforeAll(async () => {
+    dest = await startDestination();
+    // An attempt that never ends holds the drain open for the whole grace, long past what the test needs.
+    dest.on('/stall', ({ signal }) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    ferry = await startFerry({
+      env: {
+        FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
+        FERRY_DELIVERY_CA_FILE: dest.certFile,
+        FERRY_ROLES: 'api,delivery',
+        FERRY_SHUTDOWN_GRACE_MS: '30000',
+      },
+    });
+  });
+  afterAll(async () => {
+    if (ferry?.child.exitCode === null) await ferry.kill();
+    await dest?.close();
+  });
+
+  it('with 503 STORAGE_UNAVAILABLE on every call once the drain began', async () => {
+    const api = new Api(ferry.baseUrl, (await createProject(ferry.dataDir)).apiKey);
+    const stalled = await api.call<Json>('POST', '/requests', { json: { url: `${dest.url}/stall` } });
+    expect(stalled.status).toBe(202);
+    await dest.waitForRequests('/stall', 1, 20_000);
+    ferry.child.kill('SIGTERM');
+    await eventually(async () => ((await retried(() => fetch(`${ferry.baseUrl}/readyz`))).status === 503 ? true : undefined));
+
+    for (const [method, path, init] of [
+      ['GET', '/requests', {}],
+      ['POST', '/requests', { json: { url: `${dest.url}/hook` } }],
+      ['DELETE', '/schedules/sch_missing', {}],
+    ] as const) {
+      const res = await retried(() => api.call<Json>(method, path, init));
+      expect([res.status, res.body.error?.code]).toEqual([503, 'STORAGE_UNAVAILABLE']);
+      expect(openapi.check(method, path, res)).toBe('503');
+    }
+  });
+});
