@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Api, type ApiResponse } from '../support/api-client.js';
 import { createProject } from '../support/ferry-process.js';
 import { DEST, useFerry } from '../support/fixture.js';
-import { OpenApiDocument, type Json } from './openapi-document.js';
+import { OpenApiDocument, type Json } from '../support/openapi-document.js';
 
 /**
  * The input side of the document, driven by the document itself: every bound a request schema states (minimum,

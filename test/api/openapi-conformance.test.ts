@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES, MAX_STRUCTURED_REQUEST_BYTES } from '../../src/domain/v
 import { Api, eventually, type ApiResponse } from '../support/api-client.js';
 import { startDestination, type Destination } from '../support/destination.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
-import { OpenApiDocument, type Json } from './openapi-document.js';
+import { OpenApiDocument, type Json } from '../support/openapi-document.js';
 
 const openapi = new OpenApiDocument();
 

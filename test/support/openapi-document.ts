@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
-import type { ApiResponse } from '../support/api-client.js';
+import type { ApiResponse } from './api-client.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON document walked by key
 export type Json = any;
