@@ -396,6 +396,7 @@ function run(n: number): Promise<RunResult> {
           `duplicates ${d.duplicates}; read back succeeded ${d.succeeded}/${d.checked}${problemNote(d)}`,
       );
       console.log(`    cpu: ${formatCpu(d.cpu)}`);
+      console.log(`    cpu ${formatCpuPer(d.cpu, d.arrived, 'delivered request, its accept included')}`);
       console.log(`    storage: ${d.storage}`);
     }
     for (const live of [false, true]) {
@@ -431,6 +432,10 @@ try {
   await storageMeter.close();
 }
 
+/** Milliseconds of CPU the service side (Cassandra, Kafka, every Ferry process; not this process) spent per unit. */
+const serviceMsPer = (u: CpuUse, units: number) =>
+  (((coresOf(u, 'cassandra') + coresOf(u, 'kafka') + ferryCores(u)) * u.seconds * 1000) / units).toFixed(2);
+
 const cpuCells = (u: CpuUse | undefined) =>
   u === undefined ? ['–', '–', '–', '–'] : [coresOf(u, 'cassandra').toFixed(2), coresOf(u, 'kafka').toFixed(2), ferryCores(u).toFixed(2), coresOf(u, 'bench').toFixed(2)];
 
@@ -442,23 +447,31 @@ if (phases.has('accept') || phases.has('accept-live')) {
         ['at once', r.acceptLive],
       ] as const
     ).flatMap(([mode, a]) =>
-      a === undefined ? [] : [[r.processes, mode, round(a.rps), a.p50, a.p99, a.non202, a.errors, mode === 'at once' ? round(a.delivered / seconds) : '–', ...cpuCells(a.cpu)]],
+      a === undefined
+        ? []
+        : [[
+            r.processes, mode, round(a.rps), a.p50, a.p99, a.non202, a.errors, mode === 'at once' ? round(a.delivered / seconds) : '–',
+            mode === 'at once' ? '–' : serviceMsPer(a.cpu, a.accepted), ...cpuCells(a.cpu),
+          ]],
     ),
   );
   printTable(
     `Accept: POST /send, ${seconds} s, autocannon over all processes (cores: average busy cores over the run)`,
-    ['processes', 'delivery', 'req/s', 'p50 ms', 'p99 ms', 'non-202', 'errors', 'deliveries/s meanwhile', 'cassandra', 'kafka', 'ferry (all)', 'bench'],
+    ['processes', 'delivery', 'req/s', 'p50 ms', 'p99 ms', 'non-202', 'errors', 'deliveries/s meanwhile', 'service CPU ms per accepted request', 'cassandra', 'kafka', 'ferry (all)', 'bench'],
     rows,
   );
 }
 if (phases.has('deliver')) {
   printTable(
     `Delivery: ${total} requests accepted via /requests/batch while delivering`,
-    ['processes', 'accepted/s', 'deliveries/s', 'duplicates', 'succeeded', 'cassandra', 'kafka', 'ferry (all)', 'bench'],
+    ['processes', 'accepted/s', 'deliveries/s', 'duplicates', 'succeeded', 'service CPU ms per delivered request (accept included)', 'cassandra', 'kafka', 'ferry (all)', 'bench'],
     results.flatMap((r) =>
       r.deliver === undefined
         ? []
-        : [[r.processes, round((total / r.deliver.acceptMs) * 1000), round((r.deliver.arrived / r.deliver.deliveryMs) * 1000), r.deliver.duplicates, `${r.deliver.succeeded}/${r.deliver.checked}`, ...cpuCells(r.deliver.cpu)]],
+        : [[
+            r.processes, round((total / r.deliver.acceptMs) * 1000), round((r.deliver.arrived / r.deliver.deliveryMs) * 1000), r.deliver.duplicates,
+            `${r.deliver.succeeded}/${r.deliver.checked}`, serviceMsPer(r.deliver.cpu, r.deliver.arrived), ...cpuCells(r.deliver.cpu),
+          ]],
     ),
   );
 }
