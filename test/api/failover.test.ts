@@ -2,35 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually } from '../support/api-client.js';
 import { TEST_BACKEND, TEST_SHARDS } from '../support/deployment.js';
 import { startDestination, type Destination } from '../support/destination.js';
-import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 import { infraCommand } from '../support/infra.js';
+import { watchShards } from '../support/shard-watch.js';
 
 /** The documented bound: the group's session timeout, one rebalance and fencing, with room for a busy machine. */
 const TAKEOVER_BOUND_MS = 30_000;
 const SESSION_TIMEOUT_MS = 6_000;
-
-/** Follows a process's log for the shards it owns after each assignment. */
-function watchShards(p: FerryProcess): { owned: () => number[]; takenAt: () => number[] } {
-  let owned: number[] = [];
-  const times: number[] = [];
-  let partial = '';
-  const follow = (text: string) => {
-    const lines = (partial + text).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) {
-      if (line.includes('"shards released"')) owned = [];
-      if (line.includes('"shard taken over by another process"')) {
-        const { shard } = JSON.parse(line) as { shard: number };
-        owned = owned.filter((s) => s !== shard);
-      }
-      if (!line.includes('"shards owned"')) continue;
-      owned = (JSON.parse(line) as { owned: number[] }).owned;
-      times.push(Date.now());
-    }
-  };
-  p.followOutput(follow);
-  return { owned: () => owned, takenAt: () => times };
-}
 
 /** Keeps sending through the given processes until stopped; records every acknowledged request and each answer. */
 function steadyLoad(apis: () => Api[], url: string) {

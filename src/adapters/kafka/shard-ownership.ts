@@ -29,8 +29,12 @@ export class KafkaShardOwnership implements ShardOwnership {
   private generation = 0;
   private verifier: NodeJS.Timeout | undefined;
   private listener: ShardListener | null = null;
-  /** Shards of the last completed assignment: only shards new since then may hold a dead owner's leases. */
-  private lastAssigned: ReadonlySet<number> = new Set();
+  /**
+   * The epoch this member last took each shard at. A shard may hold another owner's leases only if someone else
+   * took it since: then its new epoch is more than one above ours. Comparing assignments alone would miss a shard
+   * lost while this member was paused and handed back at the next rebalance.
+   */
+  private lastEpochs: ReadonlyMap<number, number> = new Map();
 
   constructor(
     kafka: Kafka,
@@ -98,10 +102,10 @@ export class KafkaShardOwnership implements ShardOwnership {
       const epochs = new Map<number, number>();
       for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
       if (generation !== this.generation) return;
-      const gained = assigned.filter((s) => !this.lastAssigned.has(s));
+      const gained = assigned.filter((s) => epochs.get(s) !== (this.lastEpochs.get(s) ?? Number.NaN) + 1);
       await this.listener?.onGained(gained);
       if (generation !== this.generation) return;
-      this.lastAssigned = new Set(assigned);
+      this.lastEpochs = new Map([...this.lastEpochs, ...epochs]);
       this.current = epochs;
       this.log('info', 'shards owned', { owned: [...assigned].sort((a, b) => a - b), gained });
       // Claims may start now: whatever is already due in these shards is found by the owner's next scan.
