@@ -5,7 +5,6 @@ import type { HeldClaims } from './held-claims.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
-import { CONSISTENCY } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import type { TimerFloors } from './timer-floors.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
@@ -32,8 +31,14 @@ export const NEXT_DUE_BUCKETS = EMPTY_BUCKET_AGE_MS / TIMER_BUCKET_MS + 6;
  */
 const STALE_TIMER_AGE_MS = TIMER_BUCKET_MS;
 
-/** Due work: finds it through the timers and takes it with conditional writes to the requests. */
+/**
+ * Due work: finds it through the timers and takes it, held in this process or with a write to the request. Only
+ * the shard's owner claims, so claims exclude each other within the process (`claiming`), not in storage.
+ */
 export class RequestClaims {
+  /** Requests a claim of this process is reading or storing: a second claim of one of them passes over it. */
+  private readonly claiming = new Set<string>();
+
   constructor(
     private readonly rows: RequestRows,
     private readonly timers: TimerTable,
@@ -73,7 +78,16 @@ export class RequestClaims {
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
   private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
-    if (this.passOver(timer)) return null;
+    if (this.passOver(timer) || this.claiming.has(timer.requestId)) return null;
+    this.claiming.add(timer.requestId);
+    try {
+      return await this.claimOnce(timer, now, leaseUntil);
+    } finally {
+      this.claiming.delete(timer.requestId);
+    }
+  }
+
+  private async claimOnce(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
     const asOf = this.timers.deletionTime();
     const current = await this.current(timer, now, asOf, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
@@ -103,7 +117,7 @@ export class RequestClaims {
       if (signal.aborted) return;
       try {
         const asOf = this.timers.deletionTime();
-        const seen = await this.rows.request(claimed.id, 'undoing a claim', CONSISTENCY.serial);
+        const seen = await this.rows.request(claimed.id, 'undoing a claim');
         if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
           await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, 'undoing a claim');
         }

@@ -3,6 +3,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
+import { timestampValue } from './owner-timestamps.js';
 import type { CassandraSession, Statement } from './session.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 
@@ -53,21 +54,29 @@ export class RequestExpiry {
         VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
   }
 
-  /** `last` is the attempt that ended the request, if one did: when it was the first, there is nothing to read. */
-  async expire(r: StoredRequest, last: AttemptRecord | null = null): Promise<void> {
+  /**
+   * `stamp` is an owner timestamp above the change that ended the request: the rewritten cells must win over
+   * those they rewrite. `last` is the attempt that ended the request, if one did: when it was the first, there is
+   * nothing to read.
+   */
+  async expire(r: StoredRequest, stamp: bigint, last: AttemptRecord | null = null): Promise<void> {
     const days = await this.retentionOf(r.projectId);
     if (days === null) return;
     const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - this.clock.now()) / 1000)));
     const attempts = last?.attemptNumber === 1 ? [last] : await this.rows.attempts(r.projectId, r.id, 'expiring a request');
     const requests = this.session.table('requests');
+    const t = timestampValue(stamp);
+    // A cancel asked for by others is the deliverer's `cancelRequestedAt`; its own cell expires with the rest. Left
+    // unset when there was none: a null written here would be a tombstone above any cancel written later.
+    const asked = r.cancelRequestedAt ?? types.unset;
     const partition: Statement[] = [
       {
-        query: `UPDATE ${requests} USING TTL ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
-        params: [ttl, ...requestValues(r).slice(1), r.body === null ? types.unset : bodyValue(r.body), r.id],
+        query: `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'cancel_asked_at', 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+        params: [ttl, t, ...requestValues(r).slice(1), asked, r.body === null ? types.unset : bodyValue(r.body), r.id],
       },
       ...attempts.map((a) => ({
-        query: `UPDATE ${requests} USING TTL ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`,
-        params: [ttl, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
+        query: `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`,
+        params: [ttl, t, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
       })),
     ];
     const listEntry: Statement = {

@@ -10,8 +10,10 @@ import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
-import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
-import type { CassandraSession, Statement } from './session.js';
+import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
+import { applied, type CassandraSession, type Statement } from './session.js';
+import { OwnerTimestamps } from './owner-timestamps.js';
+import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, timerOf, type Timer } from './timers.js';
 import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
@@ -30,6 +32,8 @@ export interface CassandraRequestStoreOptions {
   readonly timerFloors?: TimerFloorSettings;
   /** Default `systemClock`. */
   readonly clock?: Clock;
+  /** The shards this process holds, when known at construction; otherwise given later (`fenceWith`). */
+  readonly epochs?: ShardEpochs;
 }
 
 /**
@@ -46,8 +50,11 @@ const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 16 }
 
 /**
  * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
- * every change (and an attempt with it) is one conditional write (`IF version = ?`). Due work is found through
- * `timers`, hints that a claim checks against the request; the list through `requests_by_project`.
+ * every change (and an attempt with it) is one write. The owner of the request's shard makes every change of its
+ * state with a plain write at an owner timestamp (see `RequestChanges`, `OwnerTimestamps`); a process that holds
+ * no shards (`fenceWith` never called, or not the request's) refuses such changes with `VersionConflict`. Anyone
+ * else only asks for a cancel, in a cell of its own (`requestCancel`). Due work is found through `timers`, hints
+ * that a claim checks against the request; the list through `requests_by_project`.
  *
  * `nextDueAt` looks at the first `NEXT_DUE_BUCKETS` minute buckets listed for each shard: when all of them are
  * empty it answers the time a claim may drop the oldest (by then due timers behind them are in reach), and null
@@ -67,6 +74,10 @@ export class CassandraRequestStore implements RequestStore {
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
   private readonly held: HeldClaims;
+  private epochs: ShardEpochs | null;
+  /** The change of each request under way, if any (see `oneAtATime`). */
+  private readonly changing = new Map<string, Promise<void>>();
+  private readonly cancelQuery: string;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
     (r) => r.body?.byteLength ?? 0,
@@ -79,11 +90,16 @@ export class CassandraRequestStore implements RequestStore {
     private readonly options: CassandraRequestStoreOptions,
   ) {
     const clock = options.clock ?? systemClock;
+    this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.rows, this.removals);
+    const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps);
+    // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
+    this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
+      IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
     this.held = new HeldClaims(
       options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS,
       (claim) => this.inFlight.run(() => this.storeHeld(claim)),
@@ -93,6 +109,14 @@ export class CassandraRequestStore implements RequestStore {
     this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock);
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
+  }
+
+  /**
+   * The shards this process holds, asked on every change it makes as their owner. Given once delivery starts, by
+   * whatever decides ownership; until then this process makes no such change.
+   */
+  fenceWith(epochs: ShardEpochs): void {
+    this.epochs = epochs;
   }
 
   /**
@@ -137,7 +161,7 @@ export class CassandraRequestStore implements RequestStore {
 
   get(projectId: string, id: string): Promise<StoredRequest | null> {
     return this.inFlight.run(async () => {
-      const r = await this.rows.request(id, 'reading a request');
+      const r = await this.rows.requestAsRead(id, 'reading a request');
       return r !== null && r.projectId === projectId ? r : null;
     });
   }
@@ -151,14 +175,13 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'updating a request'));
+    return this.inFlight.run(() => this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'updating a request')));
   }
 
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
-    const also = [insertAttempt(this.session, attempt)];
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { also, attempt });
+      const { status, dueAt, version } = await this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { attempt }));
       return { status, dueAt, version };
     });
   }
@@ -180,6 +203,15 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(() => this.claims.releaseLeases(now, shards));
   }
 
+  /**
+   * One conditional write (a Paxos round) on the cancel's own cell: cancels are rare beside deliveries, and the
+   * condition keeps the answer exact. Readers merge the cell in at once (`asRead`); the owner of the request's
+   * shard finds it at its next claim of the request and makes the cancel final.
+   */
+  requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
+    return this.inFlight.run(async () => applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request')));
+  }
+
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {
     return this.inFlight.run(() => this.rows.attempts(projectId, requestId, 'listing attempts'));
   }
@@ -193,8 +225,9 @@ export class CassandraRequestStore implements RequestStore {
 
   /**
    * The version is checked before writing, and the change is computed from the request at that version: the one
-   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. A conditional write
-   * answers only whether it applied, and reading the request again would cost a round trip.
+   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. While this process
+   * holds the shard nobody else changes the request's state, so what it remembers is what is stored; a cancel asked
+   * for meanwhile is merged by readers, and found by the next claim.
    *
    * A claim this process holds unstored is written with the change: both apply to the request as stored, under
    * its stored version, and the result skips the claim's version so that no two states share one.
@@ -229,6 +262,25 @@ export class CassandraRequestStore implements RequestStore {
     const next = await this.changes.apply(current, patch, asOf, during, extras);
     if (next === null) throw conflict();
     return next;
+  }
+
+  /**
+   * Runs the changes of one request one after another. With no condition in storage, this is what keeps two
+   * changes from one version apart: the second finds the version the first wrote, and fails.
+   */
+  private async oneAtATime<T>(id: string, change: () => Promise<T>): Promise<T> {
+    const before = this.changing.get(id);
+    const run = (before ?? Promise.resolve()).then(change, change);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.changing.set(id, done);
+    try {
+      return await run;
+    } finally {
+      if (this.changing.get(id) === done) this.changing.delete(id);
+    }
   }
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */

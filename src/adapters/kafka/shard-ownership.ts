@@ -1,5 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { ShardScope } from '../../ports/requests.js';
+import type { HeldEpoch, ShardEpochs } from '../../ports/shard-epochs.js';
 import type { ShardFence, ShardListener, ShardOwnership, WorkNotice } from '../../ports/work-shards.js';
 import type { KafkaLog } from './client.js';
 import { decodeNotice } from './notice-codec.js';
@@ -14,6 +16,13 @@ export interface KafkaShardOwnershipOptions {
   readonly sessionTimeoutMs: number;
   /** How often owned shards are checked against the fence, to notice a takeover the group has not told us of. */
   readonly verifyEveryMs: number;
+  /**
+   * A shard held this long is taken again under a new epoch, so the owner's write timestamps (which count time
+   * since the epoch was taken, see `ShardEpochs`) never run past an epoch's span.
+   */
+  readonly retakeAfterMs: number;
+  /** Default `systemClock`. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -22,9 +31,15 @@ export interface KafkaShardOwnershipOptions {
  * fenced (its epoch raised in storage) and handed to the listener, so a stale member never acts beside a new one.
  * Messages are work notices; they only wake the owner, and their offsets are committed once they were handed on.
  */
-export class KafkaShardOwnership implements ShardOwnership {
+export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   private readonly consumer: Consumer;
+  private readonly clock: Clock;
   private current: ReadonlyMap<number, number> = new Map();
+  /**
+   * The epochs this member holds and since when: set as soon as they were taken, before `current`, because the
+   * new owner's first writes (releasing the previous owner's leases) come before claims may start.
+   */
+  private epochs: ReadonlyMap<number, HeldEpoch> = new Map();
   /** Raised on every rebalance: a fencing round that finishes after the next rebalance began is discarded. */
   private generation = 0;
   private verifier: NodeJS.Timeout | undefined;
@@ -41,6 +56,7 @@ export class KafkaShardOwnership implements ShardOwnership {
     private readonly o: KafkaShardOwnershipOptions,
     private readonly log: KafkaLog,
   ) {
+    this.clock = o.clock ?? systemClock;
     this.consumer = kafka.consumer({
       groupId: o.groupId,
       sessionTimeout: o.sessionTimeoutMs,
@@ -54,6 +70,10 @@ export class KafkaShardOwnership implements ShardOwnership {
 
   owned(): ShardScope {
     return [...this.current.keys()];
+  }
+
+  held(shard: number): HeldEpoch | null {
+    return this.epochs.get(shard) ?? null;
   }
 
   async start(listener: ShardListener): Promise<void> {
@@ -95,6 +115,7 @@ export class KafkaShardOwnership implements ShardOwnership {
     this.generation++;
     if (this.current.size > 0) this.log('info', 'shards released', { reason, shards: [...this.current.keys()] });
     this.current = new Map();
+    this.epochs = new Map();
   }
 
   private async take(assigned: readonly number[], generation: number): Promise<void> {
@@ -102,6 +123,8 @@ export class KafkaShardOwnership implements ShardOwnership {
       const epochs = new Map<number, number>();
       for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
       if (generation !== this.generation) return;
+      const since = this.clock.now();
+      this.epochs = new Map([...epochs].map(([shard, epoch]) => [shard, { epoch, since }]));
       const gained = assigned.filter((s) => epochs.get(s) !== (this.lastEpochs.get(s) ?? Number.NaN) + 1);
       await this.listener?.onGained(gained);
       if (generation !== this.generation) return;
@@ -123,20 +146,44 @@ export class KafkaShardOwnership implements ShardOwnership {
     }, 1_000).unref();
   }
 
-  /** Drops shards whose epoch moved on: another member took them while this one missed the rebalance. */
+  /**
+   * Drops shards whose epoch moved on: another member took them while this one missed the rebalance. Takes again
+   * the epoch of a shard held for `retakeAfterMs`.
+   */
   private async verify(): Promise<void> {
     const generation = this.generation;
     for (const [shard, epoch] of this.current) {
       try {
-        if (!(await this.o.fence.holds(shard, epoch)) && generation === this.generation) {
-          const next = new Map(this.current);
-          next.delete(shard);
-          this.current = next;
+        if (!(await this.o.fence.holds(shard, epoch))) {
+          if (generation !== this.generation) return;
+          this.current = without(this.current, shard);
+          this.epochs = without(this.epochs, shard);
           this.log('warn', 'shard taken over by another process', { shard });
+        } else if (this.clock.now() - (this.epochs.get(shard)?.since ?? Infinity) >= this.o.retakeAfterMs) {
+          await this.retake(shard, generation);
         }
       } catch {
         // Storage unreachable: claims fail on their own until it is back.
       }
     }
   }
+
+  /**
+   * A new epoch for a shard this member keeps. Writes already under way carry the old epoch and land below every
+   * write under the new one, which is their order anyway.
+   */
+  private async retake(shard: number, generation: number): Promise<void> {
+    const epoch = await this.o.fence.acquire(shard, this.o.owner);
+    if (generation !== this.generation || !this.current.has(shard)) return;
+    this.current = new Map([...this.current, [shard, epoch]]);
+    this.epochs = new Map([...this.epochs, [shard, { epoch, since: this.clock.now() }]]);
+    this.lastEpochs = new Map([...this.lastEpochs, [shard, epoch]]);
+    this.log('info', 'shard epoch taken again', { shard, epoch });
+  }
+}
+
+function without<T>(map: ReadonlyMap<number, T>, shard: number): ReadonlyMap<number, T> {
+  const next = new Map(map);
+  next.delete(shard);
+  return next;
 }

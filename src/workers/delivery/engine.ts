@@ -359,7 +359,9 @@ export class DeliveryEngine {
   private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt: now, dueAt: null, updatedAt: now }));
+      // Cancelled as of when it was asked: that is what readers were shown meanwhile.
+      const cancelledAt = r.cancelRequestedAt ?? now;
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt, dueAt: null, updatedAt: now }));
     } catch (err) {
       if (!(err instanceof VersionConflict)) throw err;
     }
