@@ -20,7 +20,7 @@ interface Entry extends HeldClaim {
 
 /**
  * Claims kept in this process until the request's next change, which then stores claim and change as one
- * conditional write: one Paxos round per delivery instead of two. The request's due timer stays in place, so a
+ * write: one write per delivery instead of two. The request's due timer stays in place, so a
  * crash leaves it due at once for the shard's next owner; this process skips it while it holds the claim.
  *
  * A claim still held after `storeAfterMs` is stored as it would have been at once (`store`), so a long attempt

@@ -5,9 +5,10 @@ const MAX_KNOWN = 20_000;
 const MAX_KNOWN_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
- * Requests as this process last wrote them, so the next change of the same version needs no read first. A
- * version names exactly one state (every change raises it, under a condition on it), and the change itself is
- * still conditional on that version, so a remembered state that went stale only makes the write not apply.
+ * Requests as this process last wrote them, so the next change of the same version needs no read first. While
+ * this process holds the request's shard nobody else changes its state (others only ask for a cancel, in a cell
+ * of its own), so the state remembered at a version is the one stored; once the shard has moved, whatever this
+ * process writes loses to the new owner's writes (see `OwnerTimestamps`).
  */
 export class KnownRequests {
   private readonly byId = new Map<string, StoredRequest>();

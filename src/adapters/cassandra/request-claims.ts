@@ -10,7 +10,7 @@ import type { TimerFloors } from './timer-floors.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
 import { TIMER_BUCKET_MS, bucketStart, compareTimers, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
-/** Claims (a read and a conditional write each) running at once in one `claimDue`. */
+/** Claims (a read, and for a claim stored at once a write) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
 const RELEASE_CONCURRENCY = 16;
 const LEASE_PAGE = 200;
