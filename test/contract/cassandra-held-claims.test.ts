@@ -134,7 +134,8 @@ describe('Cassandra claims held in the claiming process', () => {
     const ok = aRequest({ createdAt: now, dueAt: now - 1 });
     const failing = aRequest({ createdAt: now, dueAt: now });
     await open().requests.insertMany([ok, failing]);
-    const held = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
+    // Requests other cases left due in the keyspace may be claimed too.
+    const held = (await open().requests.claimDue(now + 1, 10, now + LEASE_MS)).filter((h) => h.id === ok.id || h.id === failing.id);
     expect(held.map((h) => h.id)).toEqual([ok.id, failing.id]);
     for (const r of [ok, failing]) {
       expect(await other.requests.requestCancel(PROJECT_A, r.id, now + 2)).toBe(true);

@@ -36,8 +36,11 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   private readonly clock: Clock;
   private current: ReadonlyMap<number, number> = new Map();
   /**
-   * The epochs this member holds and since when: set as soon as they were taken, before `current`, because the
-   * new owner's first writes (releasing the previous owner's leases) come before claims may start.
+   * The epochs this member holds and since when, which fence its writes (`held`). Set as soon as they were taken,
+   * before `current`, because the new owner's first writes (releasing the previous owner's leases) come before
+   * claims may start. Kept through a rebalance, unlike `current`: attempts in flight then may still record their
+   * outcomes, which lose to the next owner's writes if the shard moves. Dropped once the shard is assigned
+   * elsewhere or seen taken by another member.
    */
   private epochs: ReadonlyMap<number, HeldEpoch> = new Map();
   /** Raised on every rebalance: a fencing round that finishes after the next rebalance began is discarded. */
@@ -115,7 +118,6 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     this.generation++;
     if (this.current.size > 0) this.log('info', 'shards released', { reason, shards: [...this.current.keys()] });
     this.current = new Map();
-    this.epochs = new Map();
   }
 
   private async take(assigned: readonly number[], generation: number): Promise<void> {
@@ -152,14 +154,14 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
    */
   private async verify(): Promise<void> {
     const generation = this.generation;
-    for (const [shard, epoch] of this.current) {
+    for (const [shard, { epoch, since }] of this.epochs) {
       try {
         if (!(await this.o.fence.holds(shard, epoch))) {
-          if (generation !== this.generation) return;
+          if (this.epochs.get(shard)?.epoch === epoch) this.epochs = without(this.epochs, shard);
+          if (generation !== this.generation || this.current.get(shard) !== epoch) continue;
           this.current = without(this.current, shard);
-          this.epochs = without(this.epochs, shard);
           this.log('warn', 'shard taken over by another process', { shard });
-        } else if (this.clock.now() - (this.epochs.get(shard)?.since ?? Infinity) >= this.o.retakeAfterMs) {
+        } else if (this.current.get(shard) === epoch && this.clock.now() - since >= this.o.retakeAfterMs) {
           await this.retake(shard, generation);
         }
       } catch {
