@@ -55,7 +55,8 @@ const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
  * bounded whatever the backlog), sends each attempt within the global, per-host and per-queue limits, and
- * records every outcome with a conditional write. A crash at any point leaves the request claimable again.
+ * records every outcome with a change conditional on the version claimed (see `RequestStore`). A crash at any point
+ * leaves the request claimable again.
  */
 export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
