@@ -2,6 +2,11 @@
 export interface HeldEpoch {
   readonly epoch: number;
   readonly since: number;
+  /**
+   * The first epoch of this process's unbroken hold of the shard (it took every epoch from there to `epoch`, nobody
+   * else took one in between): what it read or claimed under any of them is still the shard's current state.
+   */
+  readonly heldFrom: number;
 }
 
 /**

@@ -110,7 +110,7 @@ export async function openTestBackend(dataDir: string): Promise<Backend> {
   return openCassandraBackend({
     ...infra.cassandra.connection(env.FERRY_CASSANDRA_KEYSPACE!),
     shardCount: TEST_SHARDS,
-    epochs: { held: () => ({ epoch: TEST_OWNER_EPOCH, since }) },
+    epochs: { held: () => ({ epoch: TEST_OWNER_EPOCH, since, heldFrom: TEST_OWNER_EPOCH }) },
   });
 }
 

@@ -11,6 +11,8 @@ export interface HeldClaim {
   readonly stored: StoredRequest;
   readonly claimed: StoredRequest;
   readonly patch: RequestPatch;
+  /** The shard epoch under which the claim was made (see `RequestChanges.apply`). */
+  readonly basis: number;
 }
 
 interface Entry extends HeldClaim {
@@ -101,7 +103,7 @@ export class HeldClaims {
     entry.timer?.cancel();
     this.byId.delete(id);
     remember(this.taken, id, entry.stored.version);
-    return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch };
+    return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch, basis: entry.basis };
   }
 
   /** Forgets every held claim: their requests stay due in storage, for whichever process claims them next. */

@@ -50,10 +50,19 @@ export class OwnerTimestamps {
     private readonly clock: Clock,
   ) {}
 
-  /** The next timestamp for a write to `shard`; null when this process does not hold it, or its epoch ran out. */
-  next(shard: number): bigint | null {
+  /** The epoch this process holds `shard` under now, to note with what it reads or claims there; null when none. */
+  basis(shard: number): number | null {
+    return this.epochs.held(shard)?.epoch ?? null;
+  }
+
+  /**
+   * The next timestamp for a write to `shard` of a change computed from what this process read or claimed under
+   * epoch `basis`; null when it does not hold the shard, when someone else took the shard since `basis` (what it
+   * read may be stale, and its new epoch would let the stale change win), or when the epoch ran out.
+   */
+  next(shard: number, basis: number): bigint | null {
     const held = this.epochs.held(shard);
-    if (held === null) return null;
+    if (held === null || basis < held.heldFrom || basis > held.epoch) return null;
     return this.issue(shard, held);
   }
 

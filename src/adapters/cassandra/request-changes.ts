@@ -39,21 +39,34 @@ export class RequestChanges {
     private readonly stamps: OwnerTimestamps,
   ) {}
 
+  /** The epoch to note with a request this process reads or claims now in `shard` (see `apply`); null if none. */
+  basis(shard: number): number | null {
+    return this.stamps.basis(shard);
+  }
+
   /**
    * Applies `patch` to `current` (the request as this process last knew it) and returns the request as it now is;
-   * null, writing nothing, when this process does not hold the request's shard. `asOf` is the `deletionTime` taken
-   * before `current` was read.
+   * null, writing nothing, when this process does not hold the request's shard, or someone else held it since
+   * `basis`, the epoch under which `current` was read or claimed. `asOf` is the `deletionTime` taken before
+   * `current` was read.
    */
-  async apply(current: StoredRequest, patch: RequestPatch, asOf: number, during: string, extras: ChangeExtras = {}): Promise<StoredRequest | null> {
+  async apply(
+    current: StoredRequest,
+    patch: RequestPatch,
+    asOf: number,
+    basis: number,
+    during: string,
+    extras: ChangeExtras = {},
+  ): Promise<StoredRequest | null> {
     const { attempt = null, version = current.version + 1 } = extras;
     const next = patched(current, patch, version);
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
     // retention rewrite again, or its row would outlive the request.
     const ends = isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null);
     const shard = shardOf(current.id, this.shardCount);
-    const stamp = this.stamps.next(shard);
+    const stamp = this.stamps.next(shard, basis);
     // Taken now, so it lies above this change and below any later one, whenever the rewrite runs.
-    const rewriteStamp = ends ? this.stamps.next(shard) : null;
+    const rewriteStamp = ends ? this.stamps.next(shard, basis) : null;
     if (stamp === null || (ends && rewriteStamp === null)) return null;
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add);
@@ -81,9 +94,9 @@ export class RequestChanges {
    * `ended` for a stale timer found by a claim, unless this process is rewriting the request already (or no
    * longer holds its shard: the next owner's claim does it).
    */
-  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number): void {
+  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number, basis: number): void {
     if (this.removals.pending(timer)) return;
-    const stamp = this.stamps.next(shardOf(r.id, this.shardCount));
+    const stamp = this.stamps.next(shardOf(r.id, this.shardCount), basis);
     if (stamp !== null) this.ended(r, timer, asOf, stamp);
   }
 

@@ -10,6 +10,12 @@ import type { TimerFloors } from './timer-floors.js';
 import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
 import { TIMER_BUCKET_MS, bucketStart, compareTimers, matchesTimer, type Timer, type TimerTable } from './timers.js';
 
+/** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
+export interface Claimed {
+  readonly request: StoredRequest;
+  readonly basis: number;
+}
+
 /** Claims (a read, and for a claim stored at once a write) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
 const RELEASE_CONCURRENCY = 16;
@@ -50,14 +56,15 @@ export class RequestClaims {
     private readonly clock: Clock,
   ) {}
 
-  async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<StoredRequest[]> {
+  /** Claimed requests, each with the shard epoch it was claimed under (see `RequestChanges.apply`). */
+  async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const pageSize = Math.min(Math.max(limit, 16), 500);
     const due = inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;
-    return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map((c) => c.request);
+    return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map(({ request, basis }) => ({ request, basis }));
   }
 
   async nextDueAt(shards: readonly number[]): Promise<number | null> {
@@ -77,7 +84,7 @@ export class RequestClaims {
    * Claims the request of `timer`: held in this process when it can be (see `HeldClaims`), otherwise stored at
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
-  private async claim(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
+  private async claim(timer: Timer, now: number, leaseUntil: number): Promise<(Claimed & { timer: Timer }) | null> {
     if (this.passOver(timer) || this.claiming.has(timer.requestId)) return null;
     this.claiming.add(timer.requestId);
     try {
@@ -87,22 +94,24 @@ export class RequestClaims {
     }
   }
 
-  private async claimOnce(timer: Timer, now: number, leaseUntil: number): Promise<{ timer: Timer; request: StoredRequest } | null> {
+  private async claimOnce(timer: Timer, now: number, leaseUntil: number): Promise<(Claimed & { timer: Timer }) | null> {
+    const basis = this.changes.basis(timer.shard);
+    if (basis === null) return null;
     const asOf = this.timers.deletionTime();
-    const current = await this.current(timer, now, asOf, 'claiming a request');
+    const current = await this.current(timer, now, asOf, basis, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
     if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
     const patch = { status: 'delivering', dueAt: leaseUntil, updatedAt: now, startedAt: current.startedAt ?? now } as const;
     if (current.status !== 'delivering' && this.held.accepting) {
       const claimed = patched(current, patch);
-      this.held.hold({ stored: current, claimed, patch });
-      return { timer, request: claimed };
+      this.held.hold({ stored: current, claimed, patch, basis });
+      return { timer, request: claimed, basis };
     }
-    const claimed = await this.changes.apply(current, patch, asOf, 'claiming a request').catch((err: unknown) => {
-      this.inFlight.background(() => this.undoUnseen(patched(current, patch)));
+    const claimed = await this.changes.apply(current, patch, asOf, basis, 'claiming a request').catch((err: unknown) => {
+      this.inFlight.background(() => this.undoUnseen(patched(current, patch), basis));
       throw err;
     });
-    return claimed === null ? null : { timer, request: claimed };
+    return claimed === null ? null : { timer, request: claimed, basis };
   }
 
   /**
@@ -110,7 +119,7 @@ export class RequestClaims {
    * have told). No worker holds it, so once storage answers, a claim found as it was written is made due at once,
    * as a released lease is; otherwise the request would wait out the lease.
    */
-  private async undoUnseen(claimed: StoredRequest): Promise<void> {
+  private async undoUnseen(claimed: StoredRequest, basis: number): Promise<void> {
     const signal = this.inFlight.closingSignal;
     for (let tries = 1; !signal.aborted && this.clock.now() < (claimed.dueAt ?? 0); tries++) {
       await this.clock.sleep(backoffDelayMs(tries, UNDO_BACKOFF, Math.random), signal);
@@ -119,7 +128,7 @@ export class RequestClaims {
         const asOf = this.timers.deletionTime();
         const seen = await this.rows.request(claimed.id, 'undoing a claim');
         if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
-          await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, 'undoing a claim');
+          await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, basis, 'undoing a claim');
         }
         return;
       } catch {
@@ -131,10 +140,12 @@ export class RequestClaims {
   private async release(timer: Timer, now: number): Promise<StoredRequest | null> {
     // Already due now: released by this very call (its new lease timer is scanned too) or by one just before.
     if (timer.dueAt === now) return null;
+    const basis = this.changes.basis(timer.shard);
+    if (basis === null) return null;
     const asOf = this.timers.deletionTime();
-    const current = await this.current(timer, now, asOf, 'releasing a lease');
+    const current = await this.current(timer, now, asOf, basis, 'releasing a lease');
     if (current === null || current.status !== 'delivering') return null;
-    return this.changes.apply(current, { dueAt: now }, asOf, 'releasing a lease');
+    return this.changes.apply(current, { dueAt: now }, asOf, basis, 'releasing a lease');
   }
 
   /**
@@ -142,11 +153,11 @@ export class RequestClaims {
    * timer of an ended request may be all that is left of a retention rewrite that failed or was cut short by a
    * crash, so that rewrite is made (again) before the timer goes.
    */
-  private async current(timer: Timer, now: number, asOf: number, during: string): Promise<StoredRequest | null> {
+  private async current(timer: Timer, now: number, asOf: number, basis: number, during: string): Promise<StoredRequest | null> {
     const r = await this.rows.request(timer.requestId, during);
     if (r !== null && matchesTimer(r, timer)) return r;
     if (timer.dueAt >= now - STALE_TIMER_AGE_MS) return null;
-    if (r !== null && isTerminal(r.status)) this.changes.endedLongAgo(r, timer, asOf);
+    if (r !== null && isTerminal(r.status)) this.changes.endedLongAgo(r, timer, asOf, basis);
     else this.removals.remove(timer, asOf);
     return null;
   }

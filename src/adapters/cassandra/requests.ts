@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { allShards } from '../../domain/shards.js';
+import { allShards, shardOf } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import { RequestChanges, definedFields, type ChangeExtras } from './request-changes.js';
@@ -190,8 +190,8 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(async () => {
       const claimed = await this.claims.claimDue(now, limit, leaseUntil, shards);
       // A held claim is not stored: its version must not be taken for the stored one.
-      for (const r of claimed) if (!this.held.holds(r.id)) this.known.remember(r);
-      return claimed;
+      for (const c of claimed) if (!this.held.holds(c.request.id)) this.known.remember(c.request, c.basis);
+      return claimed.map((c) => c.request);
     });
   }
 
@@ -250,16 +250,16 @@ export class CassandraRequestStore implements RequestStore {
         throw conflict();
       }
       const merged = { ...held.patch, ...definedFields(patch) };
-      const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
+      const next = await this.changes.apply(held.stored, merged, asOf, held.basis, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
         this.held.restore(held);
         throw err;
       });
       if (next === null) throw conflict();
       return next;
     }
-    const current = this.known.take(id, expectedVersion) ?? (await this.rows.request(id, during));
-    if (current === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, patch, asOf, during, extras);
+    const { request: current, basis } = this.known.take(id, expectedVersion) ?? (await this.read(id, during));
+    if (current === null || basis === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
+    const next = await this.changes.apply(current, patch, asOf, basis, during, extras);
     if (next === null) throw conflict();
     return next;
   }
@@ -285,10 +285,16 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
   private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), 'storing a claim');
+    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), claim.basis, 'storing a claim');
     if (stored === null) return false;
-    this.known.remember(stored);
+    this.known.remember(stored, claim.basis);
     return true;
+  }
+
+  /** The request as its owner sees it, read now, with the shard epoch it was read under (null: none held). */
+  private async read(id: string, during: string): Promise<{ request: StoredRequest | null; basis: number | null }> {
+    const basis = this.changes.basis(shardOf(id, this.options.shardCount));
+    return { request: basis === null ? null : await this.rows.request(id, during), basis };
   }
 
   /**

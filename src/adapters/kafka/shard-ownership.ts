@@ -126,7 +126,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
       for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
       if (generation !== this.generation) return;
       const since = this.clock.now();
-      this.epochs = new Map([...epochs].map(([shard, epoch]) => [shard, { epoch, since }]));
+      this.epochs = new Map([...epochs].map(([shard, epoch]) => [shard, { epoch, since, heldFrom: this.heldFrom(shard, epoch) }]));
       const gained = assigned.filter((s) => epochs.get(s) !== (this.lastEpochs.get(s) ?? Number.NaN) + 1);
       await this.listener?.onGained(gained);
       if (generation !== this.generation) return;
@@ -140,6 +140,12 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
       // Leave the group's view consistent with ours: rejoining triggers a new assignment and a new attempt.
       if (generation === this.generation) this.retryLater(assigned, generation);
     }
+  }
+
+  /** Where this member's unbroken hold of `shard` began, now that it took `epoch`: the fence counts up by one. */
+  private heldFrom(shard: number, epoch: number): number {
+    const held = this.epochs.get(shard);
+    return held !== undefined && held.epoch === epoch - 1 ? held.heldFrom : epoch;
   }
 
   private retryLater(assigned: readonly number[], generation: number): void {
@@ -178,7 +184,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     const epoch = await this.o.fence.acquire(shard, this.o.owner);
     if (generation !== this.generation || !this.current.has(shard)) return;
     this.current = new Map([...this.current, [shard, epoch]]);
-    this.epochs = new Map([...this.epochs, [shard, { epoch, since: this.clock.now() }]]);
+    this.epochs = new Map([...this.epochs, [shard, { epoch, since: this.clock.now(), heldFrom: this.heldFrom(shard, epoch) }]]);
     this.lastEpochs = new Map([...this.lastEpochs, [shard, epoch]]);
     this.log('info', 'shard epoch taken again', { shard, epoch });
   }

@@ -9,7 +9,7 @@ import { infra } from '../../support/infra.js';
  * process is of the shards Kafka gave it.
  */
 export function holdingEveryShard(epoch = 1, since = Date.now()): ShardEpochs {
-  return { held: () => ({ epoch, since }) };
+  return { held: () => ({ epoch, since, heldFrom: epoch }) };
 }
 
 /**
