@@ -35,7 +35,8 @@ export class KnownRequests {
     return known.request.version === version ? known : undefined;
   }
 
-  private forget(id: string): void {
+  /** Forgets `id`: this process changed it in a way not remembered here. */
+  forget(id: string): void {
     const known = this.byId.get(id);
     if (known === undefined) return;
     this.byId.delete(id);

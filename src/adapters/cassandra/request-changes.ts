@@ -2,6 +2,7 @@ import { isTerminal, type AttemptRecord, type StoredRequest } from '../../domain
 import { shardOf } from '../../domain/shards.js';
 import type { RequestPatch } from '../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
+import type { KnownRequests } from './known-requests.js';
 import { timestampValue, type OwnerTimestamps } from './owner-timestamps.js';
 import type { RequestExpiry } from './request-expiry.js';
 import type { InFlight } from './request-pool.js';
@@ -29,6 +30,8 @@ export interface ChangeExtras {
  * only once its retention rewrite has landed).
  */
 export class RequestChanges {
+  private readonly updateQuery: string;
+
   constructor(
     private readonly session: CassandraSession,
     private readonly timers: TimerTable,
@@ -37,7 +40,12 @@ export class RequestChanges {
     private readonly expiry: RequestExpiry,
     private readonly removals: TimerRemovals,
     private readonly stamps: OwnerTimestamps,
-  ) {}
+    /** What this process remembers of requests it changed: a change made here makes it stale. */
+    private readonly known: KnownRequests,
+  ) {
+    const columns = [...PATCH_FIELDS.map((f) => PATCH_COLUMNS[f]), 'version'];
+    this.updateQuery = `UPDATE ${session.table('requests')} USING TIMESTAMP ? SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
+  }
 
   /** The epoch to note with a request this process reads or claims now in `shard` (see `apply`); null if none. */
   basis(shard: number): number | null {
@@ -70,10 +78,11 @@ export class RequestChanges {
     if (stamp === null || (ends && rewriteStamp === null)) return null;
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add);
-    const update = this.ownerUpdate(current.id, patch, version, stamp);
+    const update = this.ownerUpdate(next, stamp);
     if (attempt === null) await this.session.execute(update.query, update.params!, during, { idempotent: true });
     // One partition: Cassandra applies it atomically without the batch log.
     else await this.session.batch([update, insertAttempt(this.session, attempt, stamp)], during, { logged: false, idempotent: true });
+    this.known.forget(next.id);
     if (ends) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.removals.remove(drop, asOf);
     return next;
@@ -100,18 +109,14 @@ export class RequestChanges {
     if (stamp !== null) this.ended(r, timer, asOf, stamp);
   }
 
-  private ownerUpdate(id: string, patch: RequestPatch, version: number, stamp: bigint): Statement {
-    const columns: string[] = [];
-    const values: unknown[] = [];
-    for (const field of PATCH_FIELDS) {
-      const value = patch[field];
-      if (value === undefined) continue;
-      columns.push(`${PATCH_COLUMNS[field]} = ?`);
-      values.push(value);
-    }
+  /**
+   * Every changing cell of the request as `next` has it, not only those the patch names: an owner that lost the
+   * shard may have written any of them, and a cell the new owner never wrote would still show its value.
+   */
+  private ownerUpdate(next: StoredRequest, stamp: bigint): Statement {
     return {
-      query: `UPDATE ${this.session.table('requests')} USING TIMESTAMP ? SET ${[...columns, 'version = ?'].join(', ')} WHERE id = ?`,
-      params: [timestampValue(stamp), ...values, version, id],
+      query: this.updateQuery,
+      params: [timestampValue(stamp), ...PATCH_FIELDS.map((f) => next[f]), next.version, next.id],
     };
   }
 }

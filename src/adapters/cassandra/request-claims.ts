@@ -42,7 +42,7 @@ const STALE_TIMER_AGE_MS = TIMER_BUCKET_MS;
  * the shard's owner claims, so claims exclude each other within the process (`claiming`), not in storage.
  */
 export class RequestClaims {
-  /** Requests a claim of this process is reading or storing: a second claim of one of them passes over it. */
+  /** Timers a claim of this process is reading or storing: a second claim of one of them passes over it. */
   private readonly claiming = new Set<string>();
 
   constructor(
@@ -85,12 +85,15 @@ export class RequestClaims {
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
   private async claim(timer: Timer, now: number, leaseUntil: number): Promise<(Claimed & { timer: Timer }) | null> {
-    if (this.passOver(timer) || this.claiming.has(timer.requestId)) return null;
-    this.claiming.add(timer.requestId);
+    // By timer, not by request: a request's stale timer, read at once beside its live one, must not block it. Two
+    // different timers of one request never both match the state a claim reads (see `matchesTimer`).
+    const key = `${timer.requestId}@${timer.dueAt}`;
+    if (this.passOver(timer) || this.claiming.has(key)) return null;
+    this.claiming.add(key);
     try {
       return await this.claimOnce(timer, now, leaseUntil);
     } finally {
-      this.claiming.delete(timer.requestId);
+      this.claiming.delete(key);
     }
   }
 
