@@ -91,13 +91,17 @@ async function kafkaPlacement(
   // The owner's writes to requests are fenced by the epochs it holds; a process that delivers nothing has none.
   if (kafkaOwnership !== null) backend.requests.fenceWith(kafkaOwnership);
   const ownership = kafkaOwnership === null ? null : wrapKafka(kafkaOwnership, 'ownership');
+  const notifier = config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null;
+  // A cancel stored here reaches the owner of the request's shard through its partition, after the work before it.
+  if (notifier !== null) backend.requests.announceCancelsWith((notice) => notifier.announceCancel(notice));
   return distributedPlacement({
     requests: backend.requests,
     shardCount: d.shards,
     ownership,
-    notifier: config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null,
+    notifier,
     clock,
     pollMs: config.delivery.idlePollMs,
     log,
+    cancelsAsked: (ids) => backend.requests.cancelsAsked(ids),
   });
 }

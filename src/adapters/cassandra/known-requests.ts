@@ -35,6 +35,13 @@ export class KnownRequests {
     return known.request.version === version ? known : undefined;
   }
 
+  /** The remembered state of `id`, whatever its version, taken out; undefined when it is not known. */
+  takeAny(id: string): Known | undefined {
+    const known = this.byId.get(id);
+    if (known !== undefined) this.forget(id);
+    return known;
+  }
+
   /** Forgets `id`: this process changed it in a way not remembered here. */
   forget(id: string): void {
     const known = this.byId.get(id);

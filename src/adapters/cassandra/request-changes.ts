@@ -10,6 +10,18 @@ import { insertAttempt } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import { timerChange, type Timer, type TimerTable } from './timers.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { StorageUnavailable } from '../../ports/errors.js';
+
+/** One change's statements, all at its owner timestamp. */
+interface OwnerWrite {
+  readonly statements: readonly Statement[];
+  readonly bytes: number;
+  readonly during: string;
+}
+
+/** The owner's changes wait for the writes under way, 16 at most, and share the next one, 16 changes each. */
+const OWNER_WRITES: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16, writesAtOnce: 16 };
 
 /** What a change writes besides its patch. */
 export interface ChangeExtras {
@@ -31,6 +43,17 @@ export interface ChangeExtras {
  */
 export class RequestChanges {
   private readonly updateQuery: string;
+  /**
+   * Changes made at about the same time share one unlogged batch: each touches its request's partition (and an
+   * ended one its list entry), Cassandra spends more per message than per row, and the owner's writes need no
+   * condition that would keep them apart. Writes carry their own timestamps, so a repeated one changes nothing.
+   */
+  private readonly writes = new WriteCoalescer<OwnerWrite>(
+    (group) => this.session.batch(group.flatMap((w) => w.statements), group[0]!.during, { logged: false, idempotent: true }).then(() => undefined),
+    (w) => w.bytes,
+    OWNER_WRITES,
+    () => new StorageUnavailable('Cassandra is not keeping up with the changes of requests.'),
+  );
 
   constructor(
     private readonly session: CassandraSession,
@@ -78,12 +101,12 @@ export class RequestChanges {
     if (stamp === null || (ends && rewriteStamp === null)) return null;
     const { add, drop } = timerChange(this.shardCount, current, next);
     if (add !== null) await this.timers.write(add);
-    const update = this.ownerUpdate(next, stamp);
-    if (attempt === null) await this.session.execute(update.query, update.params!, during, { idempotent: true });
-    // One partition: Cassandra applies it atomically without the batch log.
-    else await this.session.batch([update, insertAttempt(this.session, attempt, stamp)], during, { logged: false, idempotent: true });
+    // An ended request gets its time to live in the change itself where it can; otherwise a rewrite follows.
+    const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
+    const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : [insertAttempt(this.session, attempt, stamp)])];
+    await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
     this.known.forget(next.id);
-    if (ends) this.ended(next, drop, asOf, rewriteStamp!, attempt);
+    if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.removals.remove(drop, asOf);
     return next;
   }

@@ -2,6 +2,7 @@ import type { Clock } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
+import type { KnownRequests } from './known-requests.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
@@ -54,6 +55,13 @@ export class RequestClaims {
     private readonly held: HeldClaims,
     private readonly floors: TimerFloors,
     private readonly clock: Clock,
+    /** Requests accepted here, due soon, in shards this process held when it wrote them (see `acceptedHere`). */
+    private readonly dueSoon: KnownRequests,
+    /**
+     * True while this process is writing request `id` as accepted (its timer may be seen before it) or writing a
+     * change of it (what a claim would read is about to be outdated).
+     */
+    private readonly beingWritten: (id: string) => boolean,
   ) {}
 
   /** Claimed requests, each with the shard epoch it was claimed under (see `RequestChanges.apply`). */
@@ -157,6 +165,9 @@ export class RequestClaims {
    * crash, so that rewrite is made (again) before the timer goes.
    */
   private async current(timer: Timer, now: number, asOf: number, basis: number, during: string): Promise<StoredRequest | null> {
+    const mine = this.dueSoon.takeAny(timer.requestId);
+    // Written by this process while it held the shard, and held without a break since: nobody else changed it.
+    if (mine !== undefined && mine.basis === basis && matchesTimer(mine.request, timer)) return mine.request;
     const r = await this.rows.request(timer.requestId, during);
     if (r !== null && matchesTimer(r, timer)) return r;
     if (timer.dueAt >= now - STALE_TIMER_AGE_MS) return null;
@@ -189,9 +200,12 @@ export class RequestClaims {
     return anyTimer ? null : bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS;
   }
 
-  /** Timers of claims this process holds, and timers it is removing: neither has work for a claim. */
+  /**
+   * Timers of claims this process holds, of requests it is writing, and timers it is removing: none has work for
+   * a claim yet or any more.
+   */
   private passOver(timer: Timer): boolean {
-    return this.held.holds(timer.requestId) || this.removals.pending(timer);
+    return this.held.holds(timer.requestId) || this.beingWritten(timer.requestId) || this.removals.pending(timer);
   }
 
   /** The first timer of a bucket that a claim would not pass over, read from the bucket's floor; and whether it holds any. */

@@ -14,6 +14,7 @@ import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, inse
 import { applied, type CassandraSession, type Statement } from './session.js';
 import { OwnerTimestamps } from './owner-timestamps.js';
 import type { ShardEpochs } from '../../ports/shard-epochs.js';
+import type { CancelNotice } from '../../ports/work-shards.js';
 import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, timerOf, type Timer } from './timers.js';
 import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
@@ -41,6 +42,12 @@ export interface CassandraRequestStoreOptions {
  * engine hands a claim back after 2 s without one), so most deliveries store their claim with their outcome.
  */
 export const CLAIM_STORED_AFTER_MS = 3_000;
+
+/**
+ * How far ahead a request accepted here must be due to join the owner's working set: far enough for work due in
+ * the next moments, short enough that memory holds only work about to be delivered.
+ */
+const DUE_SOON_MS = 60_000;
 
 /** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 16;
@@ -73,6 +80,19 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
+  /**
+   * The owner's working set: requests this process accepted into shards it holds, due within `DUE_SOON_MS`, as
+   * written. Their claims need no read (see `acceptedHere`); a cancel asked for one forgets it.
+   */
+  private readonly dueSoon = new KnownRequests();
+  /**
+   * Requests this process is writing as accepted, and whether a cancel was noticed meanwhile: claims pass over
+   * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
+   */
+  private readonly accepting = new Map<string, { cancelAsked: boolean }>();
+  /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
+  private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
+  private readonly clock: Clock;
   private readonly held: HeldClaims;
   private epochs: ShardEpochs | null;
   /** The change of each request under way, if any (see `oneAtATime`). */
@@ -90,6 +110,7 @@ export class CassandraRequestStore implements RequestStore {
     private readonly options: CassandraRequestStoreOptions,
   ) {
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
@@ -106,7 +127,7 @@ export class CassandraRequestStore implements RequestStore {
       clock,
     );
     const floors = new TimerFloors(clock, options.timerFloors);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock, this.dueSoon, (id) => this.accepting.has(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -117,6 +138,21 @@ export class CassandraRequestStore implements RequestStore {
    */
   fenceWith(epochs: ShardEpochs): void {
     this.epochs = epochs;
+  }
+
+  /** How a cancel asked for here reaches the owner of the request's shard when that is another process. */
+  announceCancelsWith(announce: (notice: CancelNotice) => Promise<void>): void {
+    this.announceCancel = announce;
+  }
+
+  /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
+  cancelsAsked(requestIds: readonly string[]): void {
+    for (const id of requestIds) {
+      this.dueSoon.forget(id);
+      this.known.forget(id);
+      const writing = this.accepting.get(id);
+      if (writing !== undefined) writing.cancelAsked = true;
+    }
   }
 
   /**
@@ -131,16 +167,42 @@ export class CassandraRequestStore implements RequestStore {
   insertMany(requests: readonly StoredRequest[]): Promise<void> {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
-      if (requests.length === 1) return this.singles.submit(requests[0]!);
-      const withBody = requests.filter((r) => r.body !== null);
-      await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
-        const s = insertBody(this.session, r.id, r.body!);
-        return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
-      });
-      const { statements, timers, days } = this.indexStatements(requests);
-      statements.push(...requests.map((r) => insertRequest(this.session, r)));
-      await this.session.batch(statements, 'storing requests', { logged: true });
-      this.indexWritten(timers, days);
+      const bases = requests.map((r) => this.changes.basis(shardOf(r.id, this.options.shardCount)));
+      for (const r of requests) this.accepting.set(r.id, { cancelAsked: false });
+      try {
+        await this.writeNew(requests);
+        this.acceptedHere(requests, bases);
+      } finally {
+        for (const r of requests) this.accepting.delete(r.id);
+      }
+    });
+  }
+
+  /** The writes of `insertMany`, as described there. */
+  private async writeNew(requests: readonly StoredRequest[]): Promise<void> {
+    if (requests.length === 1) return this.singles.submit(requests[0]!);
+    const withBody = requests.filter((r) => r.body !== null);
+    await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
+      const s = insertBody(this.session, r.id, r.body!);
+      return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
+    });
+    const { statements, timers, days } = this.indexStatements(requests);
+    statements.push(...requests.map((r) => insertRequest(this.session, r)));
+    await this.session.batch(statements, 'storing requests', { logged: true });
+    this.indexWritten(timers, days);
+  }
+
+  /**
+   * Remembers new requests due soon in shards this process held before writing them (`bases`): as long as it
+   * holds the shard without a break, they are as written, bar a cancel, which forgets them (`requestCancel`,
+   * `cancelsAsked`). Their claims then need no read.
+   */
+  private acceptedHere(requests: readonly StoredRequest[], bases: readonly (number | null)[]): void {
+    const soon = this.clock.now() + DUE_SOON_MS;
+    requests.forEach((r, i) => {
+      const basis = bases[i];
+      if (basis === null || basis === undefined || r.dueAt === null || r.dueAt > soon) return;
+      if (this.accepting.get(r.id)?.cancelAsked !== true) this.dueSoon.remember(r, basis);
     });
   }
 
@@ -209,7 +271,13 @@ export class CassandraRequestStore implements RequestStore {
    * shard finds it at its next claim of the request and makes the cancel final.
    */
   requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
-    return this.inFlight.run(async () => applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request')));
+    return this.inFlight.run(async () => {
+      if (!applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request'))) return false;
+      this.cancelsAsked([id]);
+      const shard = shardOf(id, this.options.shardCount);
+      if (this.announceCancel !== null && this.changes.basis(shard) === null) await this.announceCancel({ requestId: id, shard });
+      return true;
+    });
   }
 
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {

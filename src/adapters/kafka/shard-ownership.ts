@@ -96,12 +96,17 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
       autoCommit: true,
       autoCommitInterval: 1_000,
       eachBatch: async ({ batch }) => {
+        if (!this.current.has(batch.partition)) return;
         const notices: WorkNotice[] = [];
+        const cancels: string[] = [];
         for (const m of batch.messages) {
           const n = decodeNotice(batch.partition, m.key, m.value);
-          if (n !== null) notices.push(n);
+          if (n?.kind === 'work') notices.push(n);
+          else if (n?.kind === 'cancel') cancels.push(n.requestId);
         }
-        if (notices.length > 0 && this.current.has(batch.partition)) this.listener?.onWork(notices);
+        // Cancels first: a request they name must not be delivered from memory by the wake-up that follows.
+        if (cancels.length > 0) this.listener?.onCancelsAsked(cancels);
+        if (notices.length > 0) this.listener?.onWork(notices);
       },
     });
     this.verifier = setInterval(() => void this.verify(), this.o.verifyEveryMs);
