@@ -42,6 +42,15 @@ export class KnownRequests {
     return known;
   }
 
+  /** The remembered state of `id`, left in place. */
+  peek(id: string): Known | undefined {
+    return this.byId.get(id);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
   /** Forgets `id`: this process changed it in a way not remembered here. */
   forget(id: string): void {
     const known = this.byId.get(id);

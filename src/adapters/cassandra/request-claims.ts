@@ -2,7 +2,7 @@ import type { Clock } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
-import type { KnownRequests } from './known-requests.js';
+import type { DueSoon } from './due-soon.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
@@ -16,6 +16,15 @@ export interface Claimed {
   readonly request: StoredRequest;
   readonly basis: number;
 }
+
+/** Remembered work never keeps the timers unscanned longer than this (see `claimDue`). */
+const SCAN_EVERY_MS = 1_000;
+
+/**
+ * How soon remembered work must be due for `nextDueAt` to answer with it without reading the timers: work in the
+ * timers due sooner still is found by the claim's own scan, at most `SCAN_EVERY_MS` later.
+ */
+const REMEMBERED_ENOUGH_MS = 100;
 
 /** Claims (a read, and for a claim stored at once a write) running at once in one `claimDue`. */
 const CLAIM_CONCURRENCY = 16;
@@ -45,6 +54,8 @@ const STALE_TIMER_AGE_MS = TIMER_BUCKET_MS;
 export class RequestClaims {
   /** Timers a claim of this process is reading or storing: a second claim of one of them passes over it. */
   private readonly claiming = new Set<string>();
+  /** When the timers were last scanned for due work (see `claimDue`). */
+  private scannedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly rows: RequestRows,
@@ -56,7 +67,7 @@ export class RequestClaims {
     private readonly floors: TimerFloors,
     private readonly clock: Clock,
     /** Requests accepted here, due soon, in shards this process held when it wrote them (see `acceptedHere`). */
-    private readonly dueSoon: KnownRequests,
+    private readonly dueSoon: DueSoon,
     /**
      * True while this process is writing request `id` as accepted (its timer may be seen before it) or writing a
      * change of it (what a claim would read is about to be outdated).
@@ -68,16 +79,30 @@ export class RequestClaims {
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const pageSize = Math.min(Math.max(limit, 16), 500);
-    const due = inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
+    const scan = () => inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
+    const remembered = this.dueSoon.due(now, new Set(shards), limit);
+    // Remembered work first, the timers only for what is left; but the timers at least every `SCAN_EVERY_MS`, so a
+    // steady stream of remembered work never keeps retries and work accepted elsewhere waiting.
+    const scanFirst = now - this.scannedAt >= SCAN_EVERY_MS;
+    const due = scanFirst ? chain(this.scanning(scan, now), remembered) : chain(remembered, this.scanning(scan, now));
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;
     return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map(({ request, basis }) => ({ request, basis }));
   }
 
+  /** `scan`, noting when it was started. */
+  private async *scanning(scan: () => AsyncGenerator<Timer>, now: number): AsyncGenerator<Timer> {
+    this.scannedAt = now;
+    yield* scan();
+  }
+
   async nextDueAt(shards: readonly number[]): Promise<number | null> {
+    // Remembered work due within a moment answers at once: the claim that follows scans the timers when due to.
+    const remembered = this.dueSoon.earliest();
+    if (remembered !== null && remembered <= this.clock.now() + REMEMBERED_ENOUGH_MS) return remembered;
     const earliest = await Promise.all(shards.map((shard) => this.nextDueIn(shard)));
-    const times = earliest.filter((t) => t !== null);
+    const times = [...earliest, remembered].filter((t) => t !== null);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -165,7 +190,7 @@ export class RequestClaims {
    * crash, so that rewrite is made (again) before the timer goes.
    */
   private async current(timer: Timer, now: number, asOf: number, basis: number, during: string): Promise<StoredRequest | null> {
-    const mine = this.dueSoon.takeAny(timer.requestId);
+    const mine = this.dueSoon.take(timer.requestId);
     // Written by this process while it held the shard, and held without a break since: nobody else changed it.
     if (mine !== undefined && mine.basis === basis && matchesTimer(mine.request, timer)) return mine.request;
     const r = await this.rows.request(timer.requestId, during);
@@ -220,4 +245,10 @@ export class RequestClaims {
       after = page.at(-1)!;
     }
   }
+}
+
+/** `first`, then `second`; `second` is not started unless `first` runs out. */
+async function* chain<T>(first: Iterable<T> | AsyncIterable<T>, second: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
+  yield* first;
+  yield* second;
 }

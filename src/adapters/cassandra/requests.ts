@@ -8,6 +8,7 @@ import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
+import { DueSoon } from './due-soon.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -49,8 +50,8 @@ export const CLAIM_STORED_AFTER_MS = 3_000;
  */
 const DUE_SOON_MS = 60_000;
 
-/** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
-const BODY_WRITES_AT_ONCE = 16;
+/** Body writes under way at once for one `insertMany`: bounds the bytes in flight. */
+const BODY_WRITES_AT_ONCE = 4;
 
 /** Single requests written together (see `WriteCoalescer`): groups of them under way at once. */
 const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 16 };
@@ -84,7 +85,7 @@ export class CassandraRequestStore implements RequestStore {
    * The owner's working set: requests this process accepted into shards it holds, due within `DUE_SOON_MS`, as
    * written. Their claims need no read (see `acceptedHere`); a cancel asked for one forgets it.
    */
-  private readonly dueSoon = new KnownRequests();
+  private readonly dueSoon: DueSoon;
   /**
    * Requests this process is writing as accepted, and whether a cancel was noticed meanwhile: claims pass over
    * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
@@ -111,6 +112,7 @@ export class CassandraRequestStore implements RequestStore {
   ) {
     const clock = options.clock ?? systemClock;
     this.clock = clock;
+    this.dueSoon = new DueSoon(options.shardCount);
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
@@ -181,11 +183,13 @@ export class CassandraRequestStore implements RequestStore {
   /** The writes of `insertMany`, as described there. */
   private async writeNew(requests: readonly StoredRequest[]): Promise<void> {
     if (requests.length === 1) return this.singles.submit(requests[0]!);
-    const withBody = requests.filter((r) => r.body !== null);
-    await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
-      const s = insertBody(this.session, r.id, r.body!);
-      return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
-    });
+    const bodies = bodyGroups(requests.filter((r) => r.body !== null));
+    await mapBounded(bodies, BODY_WRITES_AT_ONCE, (group) =>
+      this.session.writeTogether(
+        group.map((r) => insertBody(this.session, r.id, r.body!)),
+        'storing request bodies',
+      ),
+    );
     const { statements, timers, days } = this.indexStatements(requests);
     statements.push(...requests.map((r) => insertRequest(this.session, r)));
     await this.session.batch(statements, 'storing requests', { logged: true });
@@ -392,4 +396,26 @@ export class CassandraRequestStore implements RequestStore {
     this.timers.bucketsWritten(timers);
     for (const day of days) this.listedDays.add(day);
   }
+}
+
+/**
+ * The bodies of a batch create in groups of at most `REQUEST_BATCHES` size, each written as one unlogged batch:
+ * one message instead of one per body. A body partition alone is no request, so a group written in part is
+ * harmless.
+ */
+function bodyGroups(requests: readonly StoredRequest[]): StoredRequest[][] {
+  const groups: StoredRequest[][] = [];
+  let bytes = 0;
+  for (const r of requests) {
+    const size = r.body!.byteLength;
+    const last = groups.at(-1);
+    if (last === undefined || last.length >= REQUEST_BATCHES.itemsPerWrite * 2 || bytes + size > REQUEST_BATCHES.bytesPerWrite) {
+      groups.push([r]);
+      bytes = size;
+    } else {
+      last.push(r);
+      bytes += size;
+    }
+  }
+  return groups;
 }
