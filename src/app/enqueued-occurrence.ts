@@ -2,7 +2,7 @@ import { decideCancel } from '../domain/lifecycle.js';
 import type { Acceptance } from '../domain/request.js';
 import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
-import { VersionConflict, type RequestStore } from '../ports/requests.js';
+import type { RequestStore } from '../ports/requests.js';
 import { occurrenceKey } from './schedule-occurrences.js';
 
 const MAX_TRIES = 5;
@@ -30,11 +30,7 @@ export async function cancelEnqueuedOccurrence(
     const decision = decideCancel(request, now);
     if (decision.kind !== 'cancel_now' && decision.kind !== 'cancel_after_attempt') return;
     if (decision.patch === null) return;
-    try {
-      await requests.update(schedule.projectId, request.id, request.version, decision.patch);
-      return;
-    } catch (err) {
-      if (!(err instanceof VersionConflict)) throw err;
-    }
+    // A cancel like the API's: the request's deliverer makes it final. Not recorded: the request moved on; look again.
+    if (await requests.requestCancel(schedule.projectId, request.id, now)) return;
   }
 }

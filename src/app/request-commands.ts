@@ -13,7 +13,7 @@ import {
   type CreateInput,
   type SendInput,
 } from '../domain/validation/index.js';
-import { VersionConflict, type RequestStore } from '../ports/requests.js';
+import type { RequestStore } from '../ports/requests.js';
 import type { AcceptRequests, NewRequest } from './accept-requests.js';
 import type { KeyedCall } from './idempotency-guard.js';
 import { visibleRequest } from './visible-request.js';
@@ -109,12 +109,8 @@ export class RequestCommands {
         case 'cancel_now':
         case 'cancel_after_attempt':
           if (decision.patch === null) return { id: current.id, status: 'cancellation_requested' };
-          try {
-            await this.requests.update(project.id, current.id, current.version, decision.patch);
-            return { id: current.id, status: 'cancellation_requested' };
-          } catch (err) {
-            if (!(err instanceof VersionConflict)) throw err;
-          }
+          // Not recorded: the request moved on (ended, or another cancel came first); decide again on what it is now.
+          if (await this.requests.requestCancel(project.id, current.id, now)) return { id: current.id, status: 'cancellation_requested' };
       }
     }
     throw new FerryError('STORAGE_UNAVAILABLE', 'The request kept changing while it was being cancelled; retry.');

@@ -38,8 +38,16 @@ export type ShardScope = readonly number[];
 export type RecordedState = Pick<StoredRequest, 'status' | 'dueAt' | 'version'>;
 
 /**
- * Durable storage of requests and their attempts. Every write resolves only once it is durable. Conditional
- * updates compare the stored version and fail with a typed `VersionConflict` instead of overwriting.
+ * Durable storage of requests and their attempts. Every write resolves only once it is durable.
+ *
+ * Two kinds of writer change a request. Its deliverer (the owner of its shard, see `shardOf`) changes its state:
+ * `update`, `recordAttempt`, `claimDue`, `releaseLeases`. Everyone else only asks for a cancel (`requestCancel`),
+ * which the deliverer makes final at its next change. The deliverer's changes name the version they start from and
+ * fail with a typed `VersionConflict` when the request is not at it, as far as this process can tell. A backend
+ * with one delivering process (embedded) checks the stored version in the same transaction; a backend with many
+ * (distributed) fences them by shard ownership instead: a change made by a process that no longer holds the
+ * request's shard never wins over the changes of the shard's new owner, whenever it lands, and a process that knows
+ * it does not hold the shard refuses the change with `VersionConflict`.
  */
 export interface RequestStore {
   /** Stores new requests, all or none. */
@@ -51,14 +59,15 @@ export interface RequestStore {
   /** True when the project has terminal requests created before `cutoff`. */
   hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean>;
   /**
-   * Applies `patch` when the stored version equals `expectedVersion`, increments the version and returns the
-   * updated request. Throws `VersionConflict` when the version differs and also when the request does not exist
-   * in this project. Patch keys whose value is `undefined` leave their field unchanged.
+   * The deliverer's change: applies `patch` when the request is at `expectedVersion`, increments the version and
+   * returns the updated request. Throws `VersionConflict` when the version differs, when the request does not
+   * exist in this project, and when this process does not own the request's shard. Patch keys whose value is
+   * `undefined` leave their field unchanged.
    */
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest>;
   /**
    * Stores a completed attempt of request `id` and applies `patch` to the request, as one atomic write under the
-   * same condition as `update`: on `VersionConflict` neither is stored. `attempt.requestId` must equal `id`.
+   * same conditions as `update`: on `VersionConflict` neither is stored. `attempt.requestId` must equal `id`.
    * Answers only the state the request was left in, not the whole request: this is the delivery hot path, and
    * the request's body and headers would be read and copied for nothing.
    */
@@ -96,6 +105,15 @@ export interface RequestStore {
    * just taken over `shards` (fencing out their previous owner) does for those shards.
    */
   releaseLeases(now: number, shards?: ShardScope): Promise<number>;
+  /**
+   * Asks for request `id` to be cancelled, on behalf of anyone but its deliverer (the API, the scheduler): true when
+   * this call recorded the cancel; false when the request is not in this project, has ended, or a cancel was
+   * recorded already (read it again to tell). From then on the request reads as `decideCancel` says it becomes: a
+   * request with no attempt in flight reads `cancelled` (`cancelledAt` = `now`), one with an attempt in flight
+   * keeps `delivering` with `cancelRequestedAt` = `now`, and that attempt's outcome leaves it `cancelled` unless
+   * it succeeded. Never races the deliverer's changes into a `VersionConflict`.
+   */
+  requestCancel(projectId: string, id: string, now: number): Promise<boolean>;
   /** Completed attempts of a request, oldest first; empty when the request is not in this project. */
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]>;
 }

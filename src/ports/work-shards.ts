@@ -7,6 +7,12 @@ export interface WorkNotice {
   readonly dueAt: number;
 }
 
+/** News for the owner of `shard` that a cancel of `requestId` was asked for and stored. */
+export interface CancelNotice {
+  readonly requestId: string;
+  readonly shard: number;
+}
+
 /** What a process does as shards move to and from it. */
 export interface ShardListener {
   /**
@@ -16,6 +22,8 @@ export interface ShardListener {
   onGained(shards: ShardScope): Promise<void>;
   /** Work in an owned shard was stored by some process; look for due work. */
   onWork(notices: readonly WorkNotice[]): void;
+  /** Cancels of requests in an owned shard were stored by some other process. */
+  onCancelsAsked(requestIds: readonly string[]): void;
 }
 
 /**
@@ -36,6 +44,11 @@ export interface ShardOwnership {
  */
 export interface WorkNotifier {
   notify(notices: readonly WorkNotice[]): void;
+  /**
+   * Tells the shard's owner of a stored cancel, resolved once the message is durable: unlike work, a cancel
+   * exists nowhere the owner would look before delivering a request it holds in memory.
+   */
+  announceCancel(notice: CancelNotice): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openCassandraBackend, type CassandraBackend } from '../adapters/cassandra/backend.js';
+import { RETAKE_EPOCH_AFTER_MS } from '../adapters/cassandra/owner-timestamps.js';
 import { CassandraShardFence } from '../adapters/cassandra/shard-fence.js';
 import { createKafka } from '../adapters/kafka/client.js';
 import { KafkaReadiness } from '../adapters/kafka/readiness.js';
@@ -71,8 +72,8 @@ async function kafkaPlacement(
 ): Promise<WorkPlacement> {
   const kafka = createKafka({ ...d.kafka }, kafkaLog);
   await assertWorkTopic(kafka, d.kafka.topic, d.shards);
-  const ownership = config.roles.delivery
-    ? wrapKafka(new KafkaShardOwnership(
+  const kafkaOwnership = config.roles.delivery
+    ? new KafkaShardOwnership(
         kafka,
         {
           topic: d.kafka.topic,
@@ -81,17 +82,26 @@ async function kafkaPlacement(
           fence: new CassandraShardFence(backend.session, clock),
           sessionTimeoutMs: d.kafka.sessionTimeoutMs,
           verifyEveryMs: VERIFY_OWNERSHIP_EVERY_MS,
+          retakeAfterMs: RETAKE_EPOCH_AFTER_MS,
+          clock,
         },
         kafkaLog,
-      ), 'ownership')
+      )
     : null;
+  // The owner's writes to requests are fenced by the epochs it holds; a process that delivers nothing has none.
+  if (kafkaOwnership !== null) backend.requests.fenceWith(kafkaOwnership);
+  const ownership = kafkaOwnership === null ? null : wrapKafka(kafkaOwnership, 'ownership');
+  const notifier = config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null;
+  // A cancel stored here reaches the owner of the request's shard through its partition, after the work before it.
+  if (notifier !== null) backend.requests.announceCancelsWith((notice) => notifier.announceCancel(notice));
   return distributedPlacement({
     requests: backend.requests,
     shardCount: d.shards,
     ownership,
-    notifier: config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null,
+    notifier,
     clock,
     pollMs: config.delivery.idlePollMs,
     log,
+    cancelsAsked: (ids) => backend.requests.cancelsAsked(ids),
   });
 }

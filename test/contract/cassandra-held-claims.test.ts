@@ -3,10 +3,9 @@ import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/
 import { errors, type types } from 'cassandra-driver';
 import { CONSISTENCY, type CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
-import { VersionConflict } from '../../src/ports/requests.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { infra } from '../support/infra.js';
-import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
 const LEASE_MS = 60_000;
@@ -18,12 +17,18 @@ describe('Cassandra claims held in the claiming process', () => {
   let other: CassandraBackend;
   let quick: CassandraBackend;
   let storing: CassandraBackend;
-  const reopen = (claimStoredAfterMs: number) =>
-    openCassandraBackend({ ...infra.cassandra.connection(open().session.keyspace), shardCount: SHARDS, claimStoredAfterMs });
+  // Each plays a process that took every shard after the one before (the scratch backend holds them at epoch 1).
+  const reopen = (claimStoredAfterMs: number, epoch: number) =>
+    openCassandraBackend({
+      ...infra.cassandra.connection(open().session.keyspace),
+      shardCount: SHARDS,
+      claimStoredAfterMs,
+      epochs: holdingEveryShard(epoch),
+    });
   beforeAll(async () => {
-    other = await reopen(60_000);
-    quick = await reopen(50);
-    storing = await reopen(0);
+    other = await reopen(60_000, 2);
+    quick = await reopen(50, 3);
+    storing = await reopen(0, 4);
   });
   afterAll(async () => {
     await other.close();
@@ -112,24 +117,41 @@ describe('Cassandra claims held in the claiming process', () => {
     expect(taken?.id).toBe(r.id);
     const theirs = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
     await other.requests.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeededAt(now + 3));
-    await expect(
-      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), succeededAt(now + 5)),
-    ).rejects.toBeInstanceOf(VersionConflict);
+    const stored = await other.requests.get(PROJECT_A, r.id);
+    // The dead process, had it woken up, would not know: its write is made, and loses every cell.
+    await open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), {
+      status: 'queued',
+      attemptCount: 1,
+      dueAt: now + 5,
+      updatedAt: now + 5,
+    });
     expect(await open().requests.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
+    expect(await open().requests.get(PROJECT_A, r.id)).toStrictEqual(stored);
   });
 
-  it('loses the claim to a cancel that saw the request queued', async () => {
+  it('settles a held claim cancelled by a cancel that saw the request queued: a success stays, a failure ends cancelled', async () => {
     const now = Date.now();
-    const r = aRequest({ createdAt: now });
-    await open().requests.insertMany([r]);
-    const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
-    const cancelled = await other.requests.update(PROJECT_A, r.id, r.version, { status: 'cancelled', cancelledAt: now + 2, dueAt: null, updatedAt: now + 2 });
-    expect(cancelled.version).toBe(held!.version);
+    const ok = aRequest({ createdAt: now, dueAt: now - 1 });
+    const failing = aRequest({ createdAt: now, dueAt: now });
+    await open().requests.insertMany([ok, failing]);
+    // Requests other cases left due in the keyspace may be claimed too.
+    const held = (await open().requests.claimDue(now + 1, 10, now + LEASE_MS)).filter((h) => h.id === ok.id || h.id === failing.id);
+    expect(held.map((h) => h.id)).toEqual([ok.id, failing.id]);
+    for (const r of [ok, failing]) {
+      expect(await other.requests.requestCancel(PROJECT_A, r.id, now + 2)).toBe(true);
+      expect(await open().requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'cancelled', cancelledAt: now + 2 });
+    }
 
-    await expect(
-      open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 5)),
-    ).rejects.toBeInstanceOf(VersionConflict);
-    expect(await open().requests.get(PROJECT_A, r.id)).toStrictEqual(cancelled);
+    await open().requests.recordAttempt(PROJECT_A, ok.id, held[0]!.version, anAttempt(ok.id, 1, { status: 'succeeded' }), succeededAt(now + 5));
+    await open().requests.recordAttempt(PROJECT_A, failing.id, held[1]!.version, anAttempt(failing.id, 1), {
+      status: 'failed',
+      attemptCount: 1,
+      completedAt: now + 5,
+      updatedAt: now + 5,
+      dueAt: null,
+    });
+    expect(await open().requests.get(PROJECT_A, ok.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+    expect(await open().requests.get(PROJECT_A, failing.id)).toMatchObject({ status: 'cancelled', cancelledAt: now + 2, attemptCount: 1 });
   });
 
   it('stores a claim held past its time as claimed, so a long attempt shows as delivering', async () => {

@@ -3,7 +3,7 @@ import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js'
 import type { TimerFloorSettings } from '../../src/adapters/cassandra/timer-floors.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
-import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const LEASE_MS = 60_000;
 
@@ -13,7 +13,7 @@ describe('Cassandra timer reads start past the timers done', () => {
   const open = scratchCassandraBackend('floors', 1, 60_000);
 
   const withStore = async (floors: TimerFloorSettings, run: (store: CassandraRequestStore) => Promise<void>) => {
-    const store = new CassandraRequestStore(open().session, { shardCount: 1, claimStoredAfterMs: 60_000, timerFloors: floors });
+    const store = new CassandraRequestStore(open().session, { shardCount: 1, claimStoredAfterMs: 60_000, timerFloors: floors, epochs: holdingEveryShard() });
     try {
       await run(store);
     } finally {

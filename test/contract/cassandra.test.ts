@@ -1,7 +1,7 @@
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
 import { describeBackendContracts } from './suite/all.js';
-import { ReusedKeyspaces } from './suite/scratch-cassandra.js';
+import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
 const keyspaces = new ReusedKeyspaces('ferry_ct');
@@ -11,6 +11,7 @@ const connection = (keyspace: string) => ({
   shardCount: 8,
   // The port's claims are stored at once; claims held in the process are tested in cassandra-held-claims.
   claimStoredAfterMs: 0,
+  epochs: holdingEveryShard(),
 });
 
 const makeBackend = async (): Promise<CassandraBackend> => {

@@ -98,12 +98,24 @@ export async function dropDeployments(): Promise<void> {
   }
 }
 
-/** Opens the deployment's storage directly, for tests that set up or inspect state behind the API. */
+/**
+ * Opens the deployment's storage directly, for tests that set up or inspect state behind the API. In distributed
+ * mode it changes requests as their shards' owner would, under an epoch above any a test deployment reaches: only
+ * for deployments where no process delivers, or whose deliverers the test means to overrule.
+ */
 export async function openTestBackend(dataDir: string): Promise<Backend> {
   if (TEST_BACKEND === 'embedded') return openEmbeddedBackend({ path: join(dataDir, 'ferry.db') });
   const env = backendEnv(dataDir);
-  return openCassandraBackend({ ...infra.cassandra.connection(env.FERRY_CASSANDRA_KEYSPACE!), shardCount: TEST_SHARDS });
+  const since = Date.now();
+  return openCassandraBackend({
+    ...infra.cassandra.connection(env.FERRY_CASSANDRA_KEYSPACE!),
+    shardCount: TEST_SHARDS,
+    epochs: { held: () => ({ epoch: TEST_OWNER_EPOCH, since, heldFrom: TEST_OWNER_EPOCH }) },
+  });
 }
+
+/** The shard epoch of `openTestBackend`'s changes: far above the epochs test deployments take. */
+const TEST_OWNER_EPOCH = 1_000_000;
 
 /** Everything the deployment has stored, as raw bytes: the embedded files, or every Cassandra row as JSON. */
 export async function storedBytes(dataDir: string): Promise<Buffer[]> {

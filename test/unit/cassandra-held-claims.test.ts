@@ -6,7 +6,7 @@ import { aRequest } from '../contract/suite/harness.js';
 function aClaim(version = 4): HeldClaim {
   const stored = aRequest({ version });
   const patch = { status: 'delivering', dueAt: stored.createdAt + 60_000, updatedAt: stored.createdAt } as const;
-  return { stored, claimed: { ...stored, ...patch, version: version + 1 }, patch };
+  return { stored, claimed: { ...stored, ...patch, version: version + 1 }, patch, basis: 1 };
 }
 
 describe('HeldClaims', () => {

@@ -100,7 +100,12 @@ describe('distributed placement', () => {
     const { store, released } = leases();
     const { o, port } = ownership();
     const notices: WorkNotice[] = [];
-    const notifier = { notify: (n: readonly WorkNotice[]) => void notices.push(...n), closed: false, close: async () => void (notifier.closed = true) };
+    const notifier = {
+      notify: (n: readonly WorkNotice[]) => void notices.push(...n),
+      announceCancel: async () => undefined,
+      closed: false,
+      close: async () => void (notifier.closed = true),
+    };
     const lines: string[] = [];
     const placement = distributedPlacement({
       requests: store,

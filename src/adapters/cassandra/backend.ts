@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Backend } from '../../ports/backend.js';
+import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
@@ -18,6 +19,8 @@ export interface CassandraBackendOptions extends CassandraConnection {
   readonly migrate?: boolean;
   /** Default `systemClock`. */
   readonly clock?: Clock;
+  /** See `CassandraRequestStoreOptions.epochs`. */
+  readonly epochs?: ShardEpochs;
 }
 
 export interface CassandraBackend extends Backend {
@@ -37,7 +40,7 @@ export async function openCassandraBackend(o: CassandraBackendOptions): Promise<
     await session.close();
     throw err;
   }
-  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs, clock });
+  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs, clock, epochs: o.epochs });
   const schedules = new CassandraScheduleStore(session, { shardCount: o.shardCount, clock });
   return {
     session,

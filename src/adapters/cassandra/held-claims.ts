@@ -11,6 +11,8 @@ export interface HeldClaim {
   readonly stored: StoredRequest;
   readonly claimed: StoredRequest;
   readonly patch: RequestPatch;
+  /** The shard epoch under which the claim was made (see `RequestChanges.apply`). */
+  readonly basis: number;
 }
 
 interface Entry extends HeldClaim {
@@ -20,7 +22,7 @@ interface Entry extends HeldClaim {
 
 /**
  * Claims kept in this process until the request's next change, which then stores claim and change as one
- * conditional write: one Paxos round per delivery instead of two. The request's due timer stays in place, so a
+ * write: one write per delivery instead of two. The request's due timer stays in place, so a
  * crash leaves it due at once for the shard's next owner; this process skips it while it holds the claim.
  *
  * A claim still held after `storeAfterMs` is stored as it would have been at once (`store`), so a long attempt
@@ -101,7 +103,7 @@ export class HeldClaims {
     entry.timer?.cancel();
     this.byId.delete(id);
     remember(this.taken, id, entry.stored.version);
-    return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch };
+    return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch, basis: entry.basis };
   }
 
   /** Forgets every held claim: their requests stay due in storage, for whichever process claims them next. */

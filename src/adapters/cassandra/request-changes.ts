@@ -1,64 +1,112 @@
 import { isTerminal, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
+import { shardOf } from '../../domain/shards.js';
 import type { RequestPatch } from '../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
+import type { KnownRequests } from './known-requests.js';
+import { timestampValue, type OwnerTimestamps } from './owner-timestamps.js';
 import type { RequestExpiry } from './request-expiry.js';
 import type { InFlight } from './request-pool.js';
-import { isUncertainConditionalWrite } from './errors.js';
-import type { RequestRows } from './request-rows.js';
-import { CONSISTENCY, applied, type CassandraSession, type Statement } from './session.js';
+import { insertAttempt } from './request-rows.js';
+import type { CassandraSession, Statement } from './session.js';
 import type { TimerRemovals } from './timer-removals.js';
 import { timerChange, type Timer, type TimerTable } from './timers.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { StorageUnavailable } from '../../ports/errors.js';
+
+/** One change's statements, all at its owner timestamp. */
+interface OwnerWrite {
+  readonly statements: readonly Statement[];
+  readonly bytes: number;
+  readonly during: string;
+}
+
+/** The owner's changes wait for the writes under way, 16 at most, and share the next one, 16 changes each. */
+const OWNER_WRITES: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16, writesAtOnce: 16 };
 
 /** What a change writes besides its patch. */
 export interface ChangeExtras {
-  /** Writes to the same partition that land with the change or not at all. */
-  readonly also?: Statement[];
-  /** The attempt that `also` records, if any. */
+  /** The attempt recorded with the change, in the same write, if any. */
   readonly attempt?: AttemptRecord | null;
   /** The version written; one more than `current.version` unless a held claim's version lies in between. */
   readonly version?: number;
 }
 
 /**
- * Every change of a stored request: one conditional write in the request's partition, with the timers around it.
+ * Every change of a stored request, made by the owner of its shard: one plain write in the request's partition,
+ * at an owner timestamp (`OwnerTimestamps`), with the timers around it. No condition: only this process writes
+ * the shard's requests while it holds the shard, and a process that lost the shard without knowing writes below
+ * the new owner's timestamps, so none of its cells win. The write is idempotent, so the driver may repeat it.
+ *
  * A new timer is written before the change, so a change never lands without its timer (a crash between the two
  * leaves only a stale timer); the old timer is dropped after it, in the background (for a request that ended,
  * only once its retention rewrite has landed).
  */
 export class RequestChanges {
+  private readonly updateQuery: string;
+  /**
+   * Changes made at about the same time share one unlogged batch: each touches its request's partition (and an
+   * ended one its list entry), Cassandra spends more per message than per row, and the owner's writes need no
+   * condition that would keep them apart. Writes carry their own timestamps, so a repeated one changes nothing.
+   */
+  private readonly writes = new WriteCoalescer<OwnerWrite>(
+    (group) => this.session.batch(group.flatMap((w) => w.statements), group[0]!.during, { logged: false, idempotent: true }).then(() => undefined),
+    (w) => w.bytes,
+    OWNER_WRITES,
+    () => new StorageUnavailable('Cassandra is not keeping up with the changes of requests.'),
+  );
+
   constructor(
     private readonly session: CassandraSession,
     private readonly timers: TimerTable,
     private readonly shardCount: number,
     private readonly inFlight: InFlight,
     private readonly expiry: RequestExpiry,
-    private readonly rows: RequestRows,
     private readonly removals: TimerRemovals,
-  ) {}
+    private readonly stamps: OwnerTimestamps,
+    /** What this process remembers of requests it changed: a change made here makes it stale. */
+    private readonly known: KnownRequests,
+  ) {
+    const columns = [...PATCH_FIELDS.map((f) => PATCH_COLUMNS[f]), 'version'];
+    this.updateQuery = `UPDATE ${session.table('requests')} USING TIMESTAMP ? SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
+  }
+
+  /** The epoch to note with a request this process reads or claims now in `shard` (see `apply`); null if none. */
+  basis(shard: number): number | null {
+    return this.stamps.basis(shard);
+  }
 
   /**
-   * Applies `patch` to `current` when the stored version is still `current.version`, and returns the request as
-   * it now is; null when the version moved on. `asOf` is the `deletionTime` taken before `current` was read.
+   * Applies `patch` to `current` (the request as this process last knew it) and returns the request as it now is;
+   * null, writing nothing, when this process does not hold the request's shard, or someone else held it since
+   * `basis`, the epoch under which `current` was read or claimed. `asOf` is the `deletionTime` taken before
+   * `current` was read.
    */
-  async apply(current: StoredRequest, patch: RequestPatch, asOf: number, during: string, extras: ChangeExtras = {}): Promise<StoredRequest | null> {
-    const { also = [], attempt = null, version = current.version + 1 } = extras;
+  async apply(
+    current: StoredRequest,
+    patch: RequestPatch,
+    asOf: number,
+    basis: number,
+    during: string,
+    extras: ChangeExtras = {},
+  ): Promise<StoredRequest | null> {
+    const { attempt = null, version = current.version + 1 } = extras;
     const next = patched(current, patch, version);
-    const { add, drop } = timerChange(this.shardCount, current, next);
-    if (add !== null) await this.timers.write(add);
-    const update = this.conditionalUpdate(current, patch, version);
-    try {
-      const result =
-        also.length === 0
-          ? await this.session.execute(update.query, update.params!, during)
-          : // One partition: Cassandra applies it atomically without the batch log.
-            await this.session.batch([update, ...also], during, { logged: false });
-      if (!applied(result)) return null;
-    } catch (err) {
-      if (!isUncertainConditionalWrite(err) || !(await this.landed(next, during))) throw err;
-    }
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
     // retention rewrite again, or its row would outlive the request.
-    if (isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null)) this.ended(next, drop, asOf, attempt);
+    const ends = isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null);
+    const shard = shardOf(current.id, this.shardCount);
+    const stamp = this.stamps.next(shard, basis);
+    // Taken now, so it lies above this change and below any later one, whenever the rewrite runs.
+    const rewriteStamp = ends ? this.stamps.next(shard, basis) : null;
+    if (stamp === null || (ends && rewriteStamp === null)) return null;
+    const { add, drop } = timerChange(this.shardCount, current, next);
+    if (add !== null) await this.timers.write(add);
+    // An ended request gets its time to live in the change itself where it can; otherwise a rewrite follows.
+    const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
+    const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : [insertAttempt(this.session, attempt, stamp)])];
+    await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
+    this.known.forget(next.id);
+    if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.removals.remove(drop, asOf);
     return next;
   }
@@ -68,45 +116,30 @@ export class RequestChanges {
    * landed: when the rewrite fails, or the process dies first, the timer stays behind, and the claim that finds it
    * stale calls this again (see `RequestClaims`). So no ended request keeps its rows for ever.
    */
-  ended(r: StoredRequest, timer: Timer | null, asOf: number, last: AttemptRecord | null = null): void {
-    const rewrite = () => this.expiry.expire(r, last);
+  ended(r: StoredRequest, timer: Timer | null, asOf: number, stamp: bigint, last: AttemptRecord | null = null): void {
+    const rewrite = () => this.expiry.expire(r, stamp, last);
     if (timer === null) this.inFlight.background(rewrite);
     else this.removals.removeAfter(timer, asOf, rewrite);
   }
 
-  /** `ended` for a stale timer found by a claim, unless this process is rewriting the request already. */
-  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number): void {
-    if (!this.removals.pending(timer)) this.ended(r, timer, asOf);
+  /**
+   * `ended` for a stale timer found by a claim, unless this process is rewriting the request already (or no
+   * longer holds its shard: the next owner's claim does it).
+   */
+  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number, basis: number): void {
+    if (this.removals.pending(timer)) return;
+    const stamp = this.stamps.next(shardOf(r.id, this.shardCount), basis);
+    if (stamp !== null) this.ended(r, timer, asOf, stamp);
   }
 
   /**
-   * Whether a conditional write whose answer timed out was applied after all: a serial read finishes any Paxos
-   * round still open, so what it sees is final. Without this, a claim that did land would sit out its lease.
+   * Every changing cell of the request as `next` has it, not only those the patch names: an owner that lost the
+   * shard may have written any of them, and a cell the new owner never wrote would still show its value.
    */
-  private async landed(next: StoredRequest, during: string): Promise<boolean> {
-    const seen = await this.rows.request(next.id, during, CONSISTENCY.serial);
-    return (
-      seen !== null &&
-      seen.version === next.version &&
-      seen.status === next.status &&
-      seen.dueAt === next.dueAt &&
-      seen.updatedAt === next.updatedAt &&
-      seen.attemptCount === next.attemptCount
-    );
-  }
-
-  private conditionalUpdate(current: StoredRequest, patch: RequestPatch, version: number): Statement {
-    const columns: string[] = [];
-    const values: unknown[] = [];
-    for (const field of PATCH_FIELDS) {
-      const value = patch[field];
-      if (value === undefined) continue;
-      columns.push(`${PATCH_COLUMNS[field]} = ?`);
-      values.push(value);
-    }
+  private ownerUpdate(next: StoredRequest, stamp: bigint): Statement {
     return {
-      query: `UPDATE ${this.session.table('requests')} SET ${[...columns, 'version = ?'].join(', ')} WHERE id = ? IF version = ?`,
-      params: [...values, version, current.id, current.version],
+      query: this.updateQuery,
+      params: [timestampValue(stamp), ...PATCH_FIELDS.map((f) => next[f]), next.version, next.id],
     };
   }
 }

@@ -3,11 +3,13 @@ import type { Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
+import { PATCH_COLUMNS } from '../request-patch-columns.js';
+import { timestampValue } from './owner-timestamps.js';
 import type { CassandraSession, Statement } from './session.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 
 /** A request's rewrite: its partition and its list entry. */
-interface Rewrite {
+export interface Rewrite {
   readonly statements: readonly Statement[];
   readonly bytes: number;
 }
@@ -32,6 +34,8 @@ export class RequestExpiry {
   private readonly retentionDays = new Map<string, number>();
   private readonly selectRetention: string;
   private readonly insertListEntry: string;
+  private readonly updateRequest: string;
+  private readonly updateAttempt: string;
   /**
    * The rewrites of requests that ended at about the same time share one unlogged batch: nobody waits for them,
    * and list entries of one project and day land as one mutation.
@@ -51,30 +55,63 @@ export class RequestExpiry {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
     this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
         VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
+    const requests = session.table('requests');
+    this.updateRequest = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'cancel_asked_at', 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
+    this.updateAttempt = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`;
   }
 
-  /** `last` is the attempt that ended the request, if one did: when it was the first, there is nothing to read. */
-  async expire(r: StoredRequest, last: AttemptRecord | null = null): Promise<void> {
-    const days = await this.retentionOf(r.projectId);
-    if (days === null) return;
-    const ttl = Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - this.clock.now()) / 1000)));
+  /**
+   * `stamp` is an owner timestamp above the change that ended the request: the rewritten cells must win over
+   * those they rewrite. `last` is the attempt that ended the request, if one did: when it was the first, there is
+   * nothing to read.
+   */
+  async expire(r: StoredRequest, stamp: bigint, last: AttemptRecord | null = null): Promise<void> {
+    const ttl = await this.ttlOf(r);
+    if (ttl === null) return;
     const attempts = last?.attemptNumber === 1 ? [last] : await this.rows.attempts(r.projectId, r.id, 'expiring a request');
-    const requests = this.session.table('requests');
+    await this.writes.submit(this.rewrite(r, stamp, ttl, attempts));
+  }
+
+  /**
+   * The write that ends `r` with its time to live set at once, in place of the change and its later rewrite: null
+   * when it would need a read first (attempts before `last`) or the project is gone, and the caller then writes the
+   * change and calls `expire`. The change's own cells are in it, nulls included, at the change's `stamp`.
+   */
+  async endingWrite(r: StoredRequest, stamp: bigint, last: AttemptRecord | null): Promise<Rewrite | null> {
+    const attempts = last === null ? (r.attemptCount === 0 ? [] : null) : last.attemptNumber === 1 ? [last] : null;
+    if (attempts === null) return null;
+    const ttl = await this.ttlOf(r);
+    return ttl === null ? null : this.rewrite(r, stamp, ttl, attempts);
+  }
+
+  /** Seconds until creation + the project's retention; null when the project is gone. */
+  private async ttlOf(r: StoredRequest): Promise<number | null> {
+    const days = await this.retentionOf(r.projectId);
+    if (days === null) return null;
+    return Math.min(MAX_TTL_SECONDS, Math.max(1, Math.ceil((r.createdAt + days * DAY_MS - this.clock.now()) / 1000)));
+  }
+
+  /** Every cell of the request, its attempts and its list entry again, with `ttl`, at `stamp`. */
+  private rewrite(r: StoredRequest, stamp: bigint, ttl: number, attempts: readonly AttemptRecord[]): Rewrite {
+    const t = timestampValue(stamp);
+    // A cancel asked for by others is the deliverer's `cancelRequestedAt`; its own cell expires with the rest. Left
+    // unset when there was none: a null written here would be a tombstone above any cancel written later.
+    const asked = r.cancelRequestedAt ?? types.unset;
     const partition: Statement[] = [
       {
-        query: `UPDATE ${requests} USING TTL ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
-        params: [ttl, ...requestValues(r).slice(1), r.body === null ? types.unset : bodyValue(r.body), r.id],
+        query: this.updateRequest,
+        params: [ttl, t, ...endedRequestValues(r), asked, r.body === null ? types.unset : bodyValue(r.body), r.id],
       },
       ...attempts.map((a) => ({
-        query: `UPDATE ${requests} USING TTL ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`,
-        params: [ttl, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
+        query: this.updateAttempt,
+        params: [ttl, t, ...attemptValues(a).slice(2), r.id, a.attemptNumber],
       })),
     ];
     const listEntry: Statement = {
       query: this.insertListEntry,
       params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, ttl],
     };
-    await this.writes.submit({ statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 });
+    return { statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 };
   }
 
   private async retentionOf(projectId: string): Promise<number | null> {
@@ -88,3 +125,14 @@ export class RequestExpiry {
     return days;
   }
 }
+
+/**
+ * The values of `REQUEST_COLUMNS` after `id`. The state an owner changes is written as it is, nulls as nulls, so a
+ * rewrite that also carries a change leaves nothing of an earlier state; the rest is left unset where null.
+ */
+function endedRequestValues(r: StoredRequest): unknown[] {
+  const values = requestValues(r).slice(1);
+  return REQUEST_COLUMNS.slice(1).map((c, i) => (CHANGING.has(c) && values[i] === types.unset ? null : values[i]));
+}
+
+const CHANGING = new Set<string>(Object.values(PATCH_COLUMNS));

@@ -49,7 +49,7 @@ export class RequestList {
     const found: StoredRequest[] = [];
     let pending: ListEntry[] = [];
     const fetchPending = async () => {
-      const fetched = await mapBounded(pending, pending.length, (e) => this.rows.request(e.id, 'listing requests'));
+      const fetched = await mapBounded(pending, pending.length, (e) => this.rows.requestAsRead(e.id, 'listing requests'));
       pending = [];
       for (const r of fetched) {
         if (r !== null && found.length < q.limit && visible(r, q)) found.push(r);
@@ -90,7 +90,7 @@ export class RequestList {
   }
 
   private async byId(q: RequestListQuery, id: string): Promise<StoredRequest[]> {
-    const r = await this.rows.request(id, 'listing requests');
+    const r = await this.rows.requestAsRead(id, 'listing requests');
     if (r === null || r.projectId !== q.projectId || !visible(r, q)) return [];
     const entry = { createdAt: r.createdAt, id: r.id, urlLower: lowerUrl(r.url), method: r.method, source: r.source };
     const inRange = before(entry, upperBound(q)) && (q.from === undefined || r.createdAt >= q.from);

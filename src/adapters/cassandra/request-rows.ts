@@ -8,6 +8,7 @@ import type {
   RetryDecision,
   StoredRequest,
 } from '../../domain/request.js';
+import { timestampValue } from './owner-timestamps.js';
 import { millis, type CassandraSession, type Statement } from './session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
@@ -35,7 +36,11 @@ export function lowerUrl(url: string): string {
   return url.toLowerCase();
 }
 
-/** Reads requests by ID: the static columns of the partition, never its attempt rows. */
+/**
+ * Two views of a request. The deliverer's (`request`) is its own state, with a cancel asked for by others as
+ * `cancelRequestedAt`, which its next change makes final. Everyone else's (`requestAsRead`) is what the cancel makes
+ * of it at once (see `asRead`).
+ */
 export class RequestRows {
   private readonly selectRequest: string;
   private readonly selectStatus: string;
@@ -44,34 +49,59 @@ export class RequestRows {
   constructor(private readonly session: CassandraSession) {
     const requests = session.table('requests');
     // Any row of the partition carries the static columns; the first is enough.
-    this.selectRequest = `SELECT ${REQUEST_COLUMNS.join(', ')}, body FROM ${requests} WHERE id = ? LIMIT 1`;
-    this.selectStatus = `SELECT project_id, status FROM ${requests} WHERE id = ? LIMIT 1`;
-    this.selectAttempts = `SELECT project_id, ${ATTEMPT_COLUMNS.join(', ')} FROM ${requests} WHERE id = ?`;
+    this.selectRequest = `SELECT ${REQUEST_COLUMNS.join(', ')}, cancel_asked_at, body FROM ${requests} WHERE id = ? LIMIT 1`;
+    this.selectStatus = `SELECT project_id, status, cancel_asked_at FROM ${requests} WHERE id = ? LIMIT 1`;
+    this.selectAttempts = `SELECT project_id, attempt_count, ${ATTEMPT_COLUMNS.join(', ')} FROM ${requests} WHERE id = ?`;
   }
 
-  /** The request with this ID in any project, or null; a partition holding only a body is no request yet. */
-  async request(id: string, during: string, consistency?: number): Promise<StoredRequest | null> {
-    const row = (
-      consistency === undefined
-        ? await this.session.read(this.selectRequest, [id], during)
-        : await this.session.execute(this.selectRequest, [id], during, { idempotent: true, consistency })
-    ).first();
+  /** The deliverer's view of the request with this ID in any project, or null; a partition holding only a body is no request yet. */
+  async request(id: string, during: string): Promise<StoredRequest | null> {
+    const row = (await this.session.read(this.selectRequest, [id], during)).first();
     return row === null || row['project_id'] === null ? null : requestFromRow(row);
   }
 
-  /** Only the status, without the body: for checks over many requests. */
-  async status(id: string, during: string): Promise<RequestStatus | null> {
-    const row = (await this.session.read(this.selectStatus, [id], during)).first();
-    return row === null || row['project_id'] === null ? null : (row['status'] as RequestStatus);
+  /** The request as everyone but its deliverer sees it, or null. */
+  async requestAsRead(id: string, during: string): Promise<StoredRequest | null> {
+    const row = (await this.session.read(this.selectRequest, [id], during)).first();
+    return row === null || row['project_id'] === null ? null : asRead(requestFromRow(row), millis(row['cancel_asked_at']));
   }
 
-  /** Attempts oldest first (the clustering order); empty unless the request belongs to `projectId`. */
+  /** Only the status as read, without the body: for checks over many requests. */
+  async status(id: string, during: string): Promise<RequestStatus | null> {
+    const row = (await this.session.read(this.selectStatus, [id], during)).first();
+    if (row === null || row['project_id'] === null) return null;
+    return statusAsRead(row['status'] as RequestStatus, millis(row['cancel_asked_at']));
+  }
+
+  /**
+   * Attempts oldest first (the clustering order); empty unless the request belongs to `projectId`. An attempt
+   * numbered past the request's count is left out: only an owner that lost the shard can have written it (each
+   * owner's record counts its attempt with it), and the shard's new owner writes over it if it gets that far.
+   */
   async attempts(projectId: string, id: string, during: string): Promise<AttemptRecord[]> {
     const rows = (await this.session.read(this.selectAttempts, [id], during)).rows;
     if (rows[0]?.['project_id'] !== projectId) return [];
+    const count = (rows[0]['attempt_count'] as number | null) ?? 0;
     // A partition without attempts still answers one row: its static columns, with no attempt number.
-    return rows.filter((row) => row['attempt_number'] !== null).map((row) => attemptFromRow(id, row));
+    return rows
+      .filter((row) => row['attempt_number'] !== null && (row['attempt_number'] as number) <= count)
+      .map((row) => attemptFromRow(id, row));
   }
+}
+
+/**
+ * A request with a cancel asked for (`askedAt`), as readers see it: one that succeeded or was cancelled stays so;
+ * one delivering keeps its attempt in flight, with the cancel as requested; any other (due, waiting for a retry,
+ * or failed by an attempt that was in flight when the cancel came) reads `cancelled` as of the cancel.
+ */
+export function asRead(r: StoredRequest, askedAt: number | null): StoredRequest {
+  if (askedAt === null || r.status === 'succeeded' || r.status === 'cancelled') return r;
+  if (r.status === 'delivering') return r.cancelRequestedAt !== null ? r : { ...r, cancelRequestedAt: askedAt };
+  return { ...r, status: 'cancelled', cancelledAt: askedAt, completedAt: null, dueAt: null, updatedAt: Math.max(r.updatedAt, askedAt) };
+}
+
+function statusAsRead(status: RequestStatus, askedAt: number | null): RequestStatus {
+  return askedAt === null || status === 'succeeded' || status === 'delivering' ? status : 'cancelled';
 }
 
 function requestFromRow(row: types.Row): StoredRequest {
@@ -101,7 +131,8 @@ function requestFromRow(row: types.Row): StoredRequest {
     startedAt: millis(row['started_at']),
     completedAt: millis(row['completed_at']),
     cancelledAt: millis(row['cancelled_at']),
-    cancelRequestedAt: millis(row['cancel_requested_at']),
+    // The deliverer takes a cancel asked for by others as requested of it.
+    cancelRequestedAt: millis(row['cancel_requested_at']) ?? millis(row['cancel_asked_at']),
     version: row['version'] as number,
   };
 }
@@ -172,11 +203,14 @@ export function insertProjectDay(session: CassandraSession, projectId: string, d
   return { query: `INSERT INTO ${session.table('project_days')} (project_id, day) VALUES (?, ?)`, params: [projectId, day] };
 }
 
-/** An attempt row; nulls are written as nulls, so recording an attempt again leaves nothing of the old one. */
-export function insertAttempt(session: CassandraSession, a: AttemptRecord): Statement {
+/**
+ * An attempt row, at the owner timestamp of the change it comes with; nulls are written as nulls, so recording an
+ * attempt again leaves nothing of the old one.
+ */
+export function insertAttempt(session: CassandraSession, a: AttemptRecord, stamp: bigint): Statement {
   return {
-    query: `INSERT INTO ${session.table('requests')} (id, ${ATTEMPT_COLUMNS.join(', ')}) VALUES (?, ${ATTEMPT_COLUMNS.map(() => '?').join(', ')})`,
-    params: attemptValues(a),
+    query: `INSERT INTO ${session.table('requests')} (id, ${ATTEMPT_COLUMNS.join(', ')}) VALUES (?, ${ATTEMPT_COLUMNS.map(() => '?').join(', ')}) USING TIMESTAMP ?`,
+    params: [...attemptValues(a), timestampValue(stamp)],
   };
 }
 

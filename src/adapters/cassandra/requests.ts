@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { allShards } from '../../domain/shards.js';
+import { allShards, shardOf } from '../../domain/shards.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import { RequestChanges, definedFields, type ChangeExtras } from './request-changes.js';
@@ -8,10 +8,14 @@ import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
+import { DueSoon } from './due-soon.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
-import { RequestRows, dayOf, insertAttempt, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
-import type { CassandraSession, Statement } from './session.js';
+import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
+import { applied, type CassandraSession, type Statement } from './session.js';
+import { OwnerTimestamps } from './owner-timestamps.js';
+import type { ShardEpochs } from '../../ports/shard-epochs.js';
+import type { CancelNotice } from '../../ports/work-shards.js';
 import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, timerOf, type Timer } from './timers.js';
 import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
@@ -30,6 +34,8 @@ export interface CassandraRequestStoreOptions {
   readonly timerFloors?: TimerFloorSettings;
   /** Default `systemClock`. */
   readonly clock?: Clock;
+  /** The shards this process holds, when known at construction; otherwise given later (`fenceWith`). */
+  readonly epochs?: ShardEpochs;
 }
 
 /**
@@ -38,16 +44,25 @@ export interface CassandraRequestStoreOptions {
  */
 export const CLAIM_STORED_AFTER_MS = 3_000;
 
-/** Bodies written at once by one `insertMany`: bounds the bytes in flight. */
-const BODY_WRITES_AT_ONCE = 16;
+/**
+ * How far ahead a request accepted here must be due to join the owner's working set: far enough for work due in
+ * the next moments, short enough that memory holds only work about to be delivered.
+ */
+const DUE_SOON_MS = 60_000;
+
+/** Body writes under way at once for one `insertMany`: bounds the bytes in flight. */
+const BODY_WRITES_AT_ONCE = 4;
 
 /** Single requests written together (see `WriteCoalescer`): groups of them under way at once. */
 const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 16 };
 
 /**
  * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
- * every change (and an attempt with it) is one conditional write (`IF version = ?`). Due work is found through
- * `timers`, hints that a claim checks against the request; the list through `requests_by_project`.
+ * every change (and an attempt with it) is one write. The owner of the request's shard makes every change of its
+ * state with a plain write at an owner timestamp (see `RequestChanges`, `OwnerTimestamps`); a process that holds
+ * no shards (`fenceWith` never called, or not the request's) refuses such changes with `VersionConflict`. Anyone
+ * else only asks for a cancel, in a cell of its own (`requestCancel`). Due work is found through `timers`, hints
+ * that a claim checks against the request; the list through `requests_by_project`.
  *
  * `nextDueAt` looks at the first `NEXT_DUE_BUCKETS` minute buckets listed for each shard: when all of them are
  * empty it answers the time a claim may drop the oldest (by then due timers behind them are in reach), and null
@@ -66,7 +81,24 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
+  /**
+   * The owner's working set: requests this process accepted into shards it holds, due within `DUE_SOON_MS`, as
+   * written. Their claims need no read (see `acceptedHere`); a cancel asked for one forgets it.
+   */
+  private readonly dueSoon: DueSoon;
+  /**
+   * Requests this process is writing as accepted, and whether a cancel was noticed meanwhile: claims pass over
+   * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
+   */
+  private readonly accepting = new Map<string, { cancelAsked: boolean }>();
+  /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
+  private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
+  private readonly clock: Clock;
   private readonly held: HeldClaims;
+  private epochs: ShardEpochs | null;
+  /** The change of each request under way, if any (see `oneAtATime`). */
+  private readonly changing = new Map<string, Promise<void>>();
+  private readonly cancelQuery: string;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
     (r) => r.body?.byteLength ?? 0,
@@ -79,20 +111,50 @@ export class CassandraRequestStore implements RequestStore {
     private readonly options: CassandraRequestStoreOptions,
   ) {
     const clock = options.clock ?? systemClock;
+    this.clock = clock;
+    this.dueSoon = new DueSoon(options.shardCount);
+    this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.rows, this.removals);
+    const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, this.known);
+    // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
+    this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
+      IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
     this.held = new HeldClaims(
       options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS,
       (claim) => this.inFlight.run(() => this.storeHeld(claim)),
       clock,
     );
     const floors = new TimerFloors(clock, options.timerFloors);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock, this.dueSoon, (id) => this.accepting.has(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
+  }
+
+  /**
+   * The shards this process holds, asked on every change it makes as their owner. Given once delivery starts, by
+   * whatever decides ownership; until then this process makes no such change.
+   */
+  fenceWith(epochs: ShardEpochs): void {
+    this.epochs = epochs;
+  }
+
+  /** How a cancel asked for here reaches the owner of the request's shard when that is another process. */
+  announceCancelsWith(announce: (notice: CancelNotice) => Promise<void>): void {
+    this.announceCancel = announce;
+  }
+
+  /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
+  cancelsAsked(requestIds: readonly string[]): void {
+    for (const id of requestIds) {
+      this.dueSoon.forget(id);
+      this.known.forget(id);
+      const writing = this.accepting.get(id);
+      if (writing !== undefined) writing.cancelAsked = true;
+    }
   }
 
   /**
@@ -107,16 +169,44 @@ export class CassandraRequestStore implements RequestStore {
   insertMany(requests: readonly StoredRequest[]): Promise<void> {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
-      if (requests.length === 1) return this.singles.submit(requests[0]!);
-      const withBody = requests.filter((r) => r.body !== null);
-      await mapBounded(withBody, BODY_WRITES_AT_ONCE, (r) => {
-        const s = insertBody(this.session, r.id, r.body!);
-        return this.session.execute(s.query, s.params!, 'storing request bodies', { idempotent: true });
-      });
-      const { statements, timers, days } = this.indexStatements(requests);
-      statements.push(...requests.map((r) => insertRequest(this.session, r)));
-      await this.session.batch(statements, 'storing requests', { logged: true });
-      this.indexWritten(timers, days);
+      const bases = requests.map((r) => this.changes.basis(shardOf(r.id, this.options.shardCount)));
+      for (const r of requests) this.accepting.set(r.id, { cancelAsked: false });
+      try {
+        await this.writeNew(requests);
+        this.acceptedHere(requests, bases);
+      } finally {
+        for (const r of requests) this.accepting.delete(r.id);
+      }
+    });
+  }
+
+  /** The writes of `insertMany`, as described there. */
+  private async writeNew(requests: readonly StoredRequest[]): Promise<void> {
+    if (requests.length === 1) return this.singles.submit(requests[0]!);
+    const bodies = bodyGroups(requests.filter((r) => r.body !== null));
+    await mapBounded(bodies, BODY_WRITES_AT_ONCE, (group) =>
+      this.session.writeTogether(
+        group.map((r) => insertBody(this.session, r.id, r.body!)),
+        'storing request bodies',
+      ),
+    );
+    const { statements, timers, days } = this.indexStatements(requests);
+    statements.push(...requests.map((r) => insertRequest(this.session, r)));
+    await this.session.batch(statements, 'storing requests', { logged: true });
+    this.indexWritten(timers, days);
+  }
+
+  /**
+   * Remembers new requests due soon in shards this process held before writing them (`bases`): as long as it
+   * holds the shard without a break, they are as written, bar a cancel, which forgets them (`requestCancel`,
+   * `cancelsAsked`). Their claims then need no read.
+   */
+  private acceptedHere(requests: readonly StoredRequest[], bases: readonly (number | null)[]): void {
+    const soon = this.clock.now() + DUE_SOON_MS;
+    requests.forEach((r, i) => {
+      const basis = bases[i];
+      if (basis === null || basis === undefined || r.dueAt === null || r.dueAt > soon) return;
+      if (this.accepting.get(r.id)?.cancelAsked !== true) this.dueSoon.remember(r, basis);
     });
   }
 
@@ -137,7 +227,7 @@ export class CassandraRequestStore implements RequestStore {
 
   get(projectId: string, id: string): Promise<StoredRequest | null> {
     return this.inFlight.run(async () => {
-      const r = await this.rows.request(id, 'reading a request');
+      const r = await this.rows.requestAsRead(id, 'reading a request');
       return r !== null && r.projectId === projectId ? r : null;
     });
   }
@@ -151,14 +241,13 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.change(projectId, id, expectedVersion, patch, 'updating a request'));
+    return this.inFlight.run(() => this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'updating a request')));
   }
 
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
-    const also = [insertAttempt(this.session, attempt)];
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { also, attempt });
+      const { status, dueAt, version } = await this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { attempt }));
       return { status, dueAt, version };
     });
   }
@@ -167,8 +256,8 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(async () => {
       const claimed = await this.claims.claimDue(now, limit, leaseUntil, shards);
       // A held claim is not stored: its version must not be taken for the stored one.
-      for (const r of claimed) if (!this.held.holds(r.id)) this.known.remember(r);
-      return claimed;
+      for (const c of claimed) if (!this.held.holds(c.request.id)) this.known.remember(c.request, c.basis);
+      return claimed.map((c) => c.request);
     });
   }
 
@@ -178,6 +267,21 @@ export class CassandraRequestStore implements RequestStore {
 
   releaseLeases(now: number, shards: ShardScope = this.shards): Promise<number> {
     return this.inFlight.run(() => this.claims.releaseLeases(now, shards));
+  }
+
+  /**
+   * One conditional write (a Paxos round) on the cancel's own cell: cancels are rare beside deliveries, and the
+   * condition keeps the answer exact. Readers merge the cell in at once (`asRead`); the owner of the request's
+   * shard finds it at its next claim of the request and makes the cancel final.
+   */
+  requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
+    return this.inFlight.run(async () => {
+      if (!applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request'))) return false;
+      this.cancelsAsked([id]);
+      const shard = shardOf(id, this.options.shardCount);
+      if (this.announceCancel !== null && this.changes.basis(shard) === null) await this.announceCancel({ requestId: id, shard });
+      return true;
+    });
   }
 
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {
@@ -193,8 +297,9 @@ export class CassandraRequestStore implements RequestStore {
 
   /**
    * The version is checked before writing, and the change is computed from the request at that version: the one
-   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. A conditional write
-   * answers only whether it applied, and reading the request again would cost a round trip.
+   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. While this process
+   * holds the shard nobody else changes the request's state, so what it remembers is what is stored; a cancel asked
+   * for meanwhile is merged by readers, and found by the next claim.
    *
    * A claim this process holds unstored is written with the change: both apply to the request as stored, under
    * its stored version, and the result skips the claim's version so that no two states share one.
@@ -217,26 +322,51 @@ export class CassandraRequestStore implements RequestStore {
         throw conflict();
       }
       const merged = { ...held.patch, ...definedFields(patch) };
-      const next = await this.changes.apply(held.stored, merged, asOf, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
+      const next = await this.changes.apply(held.stored, merged, asOf, held.basis, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
         this.held.restore(held);
         throw err;
       });
       if (next === null) throw conflict();
       return next;
     }
-    const current = this.known.take(id, expectedVersion) ?? (await this.rows.request(id, during));
-    if (current === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, patch, asOf, during, extras);
+    const { request: current, basis } = this.known.take(id, expectedVersion) ?? (await this.read(id, during));
+    if (current === null || basis === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
+    const next = await this.changes.apply(current, patch, asOf, basis, during, extras);
     if (next === null) throw conflict();
     return next;
   }
 
+  /**
+   * Runs the changes of one request one after another. With no condition in storage, this is what keeps two
+   * changes from one version apart: the second finds the version the first wrote, and fails.
+   */
+  private async oneAtATime<T>(id: string, change: () => Promise<T>): Promise<T> {
+    const before = this.changing.get(id);
+    const run = (before ?? Promise.resolve()).then(change, change);
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.changing.set(id, done);
+    try {
+      return await run;
+    } finally {
+      if (this.changing.get(id) === done) this.changing.delete(id);
+    }
+  }
+
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
   private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), 'storing a claim');
+    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), claim.basis, 'storing a claim');
     if (stored === null) return false;
-    this.known.remember(stored);
+    this.known.remember(stored, claim.basis);
     return true;
+  }
+
+  /** The request as its owner sees it, read now, with the shard epoch it was read under (null: none held). */
+  private async read(id: string, during: string): Promise<{ request: StoredRequest | null; basis: number | null }> {
+    const basis = this.changes.basis(shardOf(id, this.options.shardCount));
+    return { request: basis === null ? null : await this.rows.request(id, during), basis };
   }
 
   /**
@@ -266,4 +396,26 @@ export class CassandraRequestStore implements RequestStore {
     this.timers.bucketsWritten(timers);
     for (const day of days) this.listedDays.add(day);
   }
+}
+
+/**
+ * The bodies of a batch create in groups of at most `REQUEST_BATCHES` size, each written as one unlogged batch:
+ * one message instead of one per body. A body partition alone is no request, so a group written in part is
+ * harmless.
+ */
+function bodyGroups(requests: readonly StoredRequest[]): StoredRequest[][] {
+  const groups: StoredRequest[][] = [];
+  let bytes = 0;
+  for (const r of requests) {
+    const size = r.body!.byteLength;
+    const last = groups.at(-1);
+    if (last === undefined || last.length >= REQUEST_BATCHES.itemsPerWrite * 2 || bytes + size > REQUEST_BATCHES.bytesPerWrite) {
+      groups.push([r]);
+      bytes = size;
+    } else {
+      last.push(r);
+      bytes += size;
+    }
+  }
+  return groups;
 }

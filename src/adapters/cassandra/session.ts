@@ -114,11 +114,11 @@ export class CassandraSession {
    * Runs statements as one batch. A logged batch is applied entirely or not at all, even across partitions; an
    * unlogged one only saves round trips. A batch with a condition must stay within one partition.
    */
-  async batch(statements: readonly Statement[], during: string, options: { logged: boolean }): Promise<types.ResultSet> {
+  async batch(statements: readonly Statement[], during: string, options: { logged: boolean; idempotent?: boolean }): Promise<types.ResultSet> {
     try {
       return await this.client.batch(
         statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
-        { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: false },
+        { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: options.idempotent ?? false },
       );
     } catch (err) {
       throw toPortError(err, during);

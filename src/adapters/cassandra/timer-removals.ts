@@ -3,6 +3,13 @@ import type { InFlight } from './request-pool.js';
 import type { CassandraSession, Statement } from './session.js';
 import { bucketOf, type Timer, type TimerTable } from './timers.js';
 
+/**
+ * How long a timer whose deletion landed is still passed over: a scan reads a page of timers and claims from it
+ * for a while, so a page read before the deletion can still hold it. Bounded by count, oldest forgotten first.
+ */
+const RECENTLY_REMOVED_MS = 15_000;
+const MAX_RECENTLY_REMOVED = 50_000;
+
 /** Deletions gathered before they are written: a count that fills a batch, or a short wait. */
 const FLUSH_AT = 64;
 const FLUSH_AFTER_MS = 5;
@@ -23,6 +30,8 @@ interface Waiting {
 export class TimerRemovals {
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly removing = new Map<string, number>();
+  /** Timers deleted lately, and until when to pass over them (see `RECENTLY_REMOVED_MS`). */
+  private readonly removed = new Map<string, number>();
   private count = 0;
   private timer: TimerHandle | null = null;
   private closing = false;
@@ -62,8 +71,10 @@ export class TimerRemovals {
     });
   }
 
+  /** True while `t` is being deleted by this process, and for a short while after (see `RECENTLY_REMOVED_MS`). */
   pending(t: Timer): boolean {
-    return this.removing.has(timerKey(t));
+    const key = timerKey(t);
+    return this.removing.has(key) || (this.removed.get(key) ?? 0) > this.clock.now();
   }
 
   /** Writes what is waiting now, and from now on every deletion at once (the store is closing). */
@@ -85,10 +96,20 @@ export class TimerRemovals {
             entries.map((e) => e.statement),
             'removing timers',
           );
+          this.landed(entries.map((e) => e.key));
         } finally {
           for (const e of entries) this.release(e.key);
         }
       });
+    }
+  }
+
+  private landed(keys: readonly string[]): void {
+    const now = this.clock.now();
+    for (const key of keys) this.removed.set(key, now + RECENTLY_REMOVED_MS);
+    for (const [key, until] of this.removed) {
+      if (until > now && this.removed.size <= MAX_RECENTLY_REMOVED) break;
+      this.removed.delete(key);
     }
   }
 

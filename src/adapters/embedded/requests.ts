@@ -1,5 +1,6 @@
+import { decideCancel } from '../../domain/lifecycle.js';
 import { TERMINAL_STATUSES, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
-import type { RecordedState, RequestListQuery, RequestPatch, RequestStore } from '../../ports/requests.js';
+import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore } from '../../ports/requests.js';
 import type { EmbeddedDatabase } from './database.js';
 import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
@@ -58,6 +59,21 @@ export class EmbeddedRequestStore implements RequestStore {
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
     return this.db.write('updateRequest', { projectId, id, expectedVersion, patch });
+  }
+
+  /** A cancel is a change like any other here: one process delivers, and its version check serialises them. */
+  async requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
+    const current = await this.get(projectId, id);
+    if (current === null) return false;
+    const decision = decideCancel(current, now);
+    if ((decision.kind !== 'cancel_now' && decision.kind !== 'cancel_after_attempt') || decision.patch === null) return false;
+    try {
+      await this.update(projectId, id, current.version, decision.patch);
+      return true;
+    } catch (err) {
+      if (err instanceof VersionConflict) return false;
+      throw err;
+    }
   }
 
   async recordAttempt(

@@ -1,5 +1,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import type { ShardScope } from '../../ports/requests.js';
+import type { HeldEpoch, ShardEpochs } from '../../ports/shard-epochs.js';
 import type { ShardFence, ShardListener, ShardOwnership, WorkNotice } from '../../ports/work-shards.js';
 import type { KafkaLog } from './client.js';
 import { decodeNotice } from './notice-codec.js';
@@ -14,6 +16,13 @@ export interface KafkaShardOwnershipOptions {
   readonly sessionTimeoutMs: number;
   /** How often owned shards are checked against the fence, to notice a takeover the group has not told us of. */
   readonly verifyEveryMs: number;
+  /**
+   * A shard held this long is taken again under a new epoch, so the owner's write timestamps (which count time
+   * since the epoch was taken, see `ShardEpochs`) never run past an epoch's span.
+   */
+  readonly retakeAfterMs: number;
+  /** Default `systemClock`. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -22,9 +31,18 @@ export interface KafkaShardOwnershipOptions {
  * fenced (its epoch raised in storage) and handed to the listener, so a stale member never acts beside a new one.
  * Messages are work notices; they only wake the owner, and their offsets are committed once they were handed on.
  */
-export class KafkaShardOwnership implements ShardOwnership {
+export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   private readonly consumer: Consumer;
+  private readonly clock: Clock;
   private current: ReadonlyMap<number, number> = new Map();
+  /**
+   * The epochs this member holds and since when, which fence its writes (`held`). Set as soon as they were taken,
+   * before `current`, because the new owner's first writes (releasing the previous owner's leases) come before
+   * claims may start. Kept through a rebalance, unlike `current`: attempts in flight then may still record their
+   * outcomes, which lose to the next owner's writes if the shard moves. Dropped once the shard is assigned
+   * elsewhere or seen taken by another member.
+   */
+  private epochs: ReadonlyMap<number, HeldEpoch> = new Map();
   /** Raised on every rebalance: a fencing round that finishes after the next rebalance began is discarded. */
   private generation = 0;
   private verifier: NodeJS.Timeout | undefined;
@@ -41,6 +59,7 @@ export class KafkaShardOwnership implements ShardOwnership {
     private readonly o: KafkaShardOwnershipOptions,
     private readonly log: KafkaLog,
   ) {
+    this.clock = o.clock ?? systemClock;
     this.consumer = kafka.consumer({
       groupId: o.groupId,
       sessionTimeout: o.sessionTimeoutMs,
@@ -54,6 +73,10 @@ export class KafkaShardOwnership implements ShardOwnership {
 
   owned(): ShardScope {
     return [...this.current.keys()];
+  }
+
+  held(shard: number): HeldEpoch | null {
+    return this.epochs.get(shard) ?? null;
   }
 
   async start(listener: ShardListener): Promise<void> {
@@ -73,12 +96,17 @@ export class KafkaShardOwnership implements ShardOwnership {
       autoCommit: true,
       autoCommitInterval: 1_000,
       eachBatch: async ({ batch }) => {
+        if (!this.current.has(batch.partition)) return;
         const notices: WorkNotice[] = [];
+        const cancels: string[] = [];
         for (const m of batch.messages) {
           const n = decodeNotice(batch.partition, m.key, m.value);
-          if (n !== null) notices.push(n);
+          if (n?.kind === 'work') notices.push(n);
+          else if (n?.kind === 'cancel') cancels.push(n.requestId);
         }
-        if (notices.length > 0 && this.current.has(batch.partition)) this.listener?.onWork(notices);
+        // Cancels first: a request they name must not be delivered from memory by the wake-up that follows.
+        if (cancels.length > 0) this.listener?.onCancelsAsked(cancels);
+        if (notices.length > 0) this.listener?.onWork(notices);
       },
     });
     this.verifier = setInterval(() => void this.verify(), this.o.verifyEveryMs);
@@ -102,6 +130,8 @@ export class KafkaShardOwnership implements ShardOwnership {
       const epochs = new Map<number, number>();
       for (const shard of assigned) epochs.set(shard, await this.o.fence.acquire(shard, this.o.owner));
       if (generation !== this.generation) return;
+      const since = this.clock.now();
+      this.epochs = new Map([...epochs].map(([shard, epoch]) => [shard, { epoch, since, heldFrom: this.heldFrom(shard, epoch) }]));
       const gained = assigned.filter((s) => epochs.get(s) !== (this.lastEpochs.get(s) ?? Number.NaN) + 1);
       await this.listener?.onGained(gained);
       if (generation !== this.generation) return;
@@ -117,26 +147,56 @@ export class KafkaShardOwnership implements ShardOwnership {
     }
   }
 
+  /** Where this member's unbroken hold of `shard` began, now that it took `epoch`: the fence counts up by one. */
+  private heldFrom(shard: number, epoch: number): number {
+    const held = this.epochs.get(shard);
+    return held !== undefined && held.epoch === epoch - 1 ? held.heldFrom : epoch;
+  }
+
   private retryLater(assigned: readonly number[], generation: number): void {
     setTimeout(() => {
       if (generation === this.generation && this.listener !== null) void this.take(assigned, generation);
     }, 1_000).unref();
   }
 
-  /** Drops shards whose epoch moved on: another member took them while this one missed the rebalance. */
+  /**
+   * Drops shards whose epoch moved on: another member took them while this one missed the rebalance. Takes again
+   * the epoch of a shard held for `retakeAfterMs`.
+   */
   private async verify(): Promise<void> {
     const generation = this.generation;
-    for (const [shard, epoch] of this.current) {
+    for (const [shard, { epoch, since }] of this.epochs) {
       try {
-        if (!(await this.o.fence.holds(shard, epoch)) && generation === this.generation) {
-          const next = new Map(this.current);
-          next.delete(shard);
-          this.current = next;
+        if (!(await this.o.fence.holds(shard, epoch))) {
+          if (this.epochs.get(shard)?.epoch === epoch) this.epochs = without(this.epochs, shard);
+          if (generation !== this.generation || this.current.get(shard) !== epoch) continue;
+          this.current = without(this.current, shard);
           this.log('warn', 'shard taken over by another process', { shard });
+        } else if (this.current.get(shard) === epoch && this.clock.now() - since >= this.o.retakeAfterMs) {
+          await this.retake(shard, generation);
         }
       } catch {
         // Storage unreachable: claims fail on their own until it is back.
       }
     }
   }
+
+  /**
+   * A new epoch for a shard this member keeps. Writes already under way carry the old epoch and land below every
+   * write under the new one, which is their order anyway.
+   */
+  private async retake(shard: number, generation: number): Promise<void> {
+    const epoch = await this.o.fence.acquire(shard, this.o.owner);
+    if (generation !== this.generation || !this.current.has(shard)) return;
+    this.current = new Map([...this.current, [shard, epoch]]);
+    this.epochs = new Map([...this.epochs, [shard, { epoch, since: this.clock.now(), heldFrom: this.heldFrom(shard, epoch) }]]);
+    this.lastEpochs = new Map([...this.lastEpochs, [shard, epoch]]);
+    this.log('info', 'shard epoch taken again', { shard, epoch });
+  }
+}
+
+function without<T>(map: ReadonlyMap<number, T>, shard: number): ReadonlyMap<number, T> {
+  const next = new Map(map);
+  next.delete(shard);
+  return next;
 }

@@ -1,7 +1,7 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
-import type { WorkNotice, WorkNotifier } from '../../ports/work-shards.js';
+import type { CancelNotice, WorkNotice, WorkNotifier } from '../../ports/work-shards.js';
 import type { KafkaLog } from './client.js';
-import { encodeNotice } from './notice-codec.js';
+import { encodeCancelNotice, encodeNotice } from './notice-codec.js';
 
 /** Notices waiting for the producer; beyond this the oldest are dropped (the timers still hold the work). */
 const MAX_PENDING = 20_000;
@@ -35,6 +35,20 @@ export class KafkaWorkNotifier implements WorkNotifier {
       this.dropped += excess;
     }
     this.sending ??= this.drain();
+  }
+
+  /**
+   * Sent on its own and waited for. When it cannot be sent the cancel still stands (it is stored, and readers see
+   * it); the owner then finds it when it next reads the request, so only an attempt it was about to start from
+   * memory may still go out, as one already in flight may.
+   */
+  async announceCancel(notice: CancelNotice): Promise<void> {
+    try {
+      await this.connected.catch(() => undefined);
+      await this.producer.send({ topic: this.topic, acks: -1, messages: [encodeCancelNotice(notice)] });
+    } catch (err) {
+      this.log('error', 'cancel notice not sent; the owner sees the cancel when it next reads the request', { error: String(err) });
+    }
   }
 
   async close(): Promise<void> {

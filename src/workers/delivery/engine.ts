@@ -55,7 +55,8 @@ const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
  * bounded whatever the backlog), sends each attempt within the global, per-host and per-queue limits, and
- * records every outcome with a conditional write. A crash at any point leaves the request claimable again.
+ * records every outcome with a change conditional on the version claimed (see `RequestStore`). A crash at any point
+ * leaves the request claimable again.
  */
 export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
@@ -359,7 +360,9 @@ export class DeliveryEngine {
   private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt: now, dueAt: null, updatedAt: now }));
+      // Cancelled as of when it was asked: that is what readers were shown meanwhile.
+      const cancelledAt = r.cancelRequestedAt ?? now;
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt, dueAt: null, updatedAt: now }));
     } catch (err) {
       if (!(err instanceof VersionConflict)) throw err;
     }

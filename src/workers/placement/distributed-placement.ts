@@ -16,6 +16,8 @@ export interface DistributedPlacementParts {
   /** The delivery engine looks at storage at least this often by itself. */
   readonly pollMs: number;
   readonly log: PlacementLog;
+  /** Cancels another process stored for requests in shards this one owns: what it remembers of them is stale. */
+  readonly cancelsAsked?: (requestIds: readonly string[]) => void;
 }
 
 /** Many processes over shared storage: shard ownership decides which process does which shard's work. */
@@ -43,6 +45,7 @@ export function distributedPlacement(p: DistributedPlacementParts): WorkPlacemen
           const released = await requests.releaseLeases(clock.now(), shards);
           if (released > 0) p.log('info', 'leases of a previous owner released', { shards, requests: released });
         },
+        onCancelsAsked: (ids) => p.cancelsAsked?.(ids),
         onWork: (notices) => {
           // No notices: claims may start in a new assignment, which is news for every worker over these shards.
           if (notices.length === 0) for (const j of joined) j.stored([]);

@@ -4,6 +4,7 @@ import type { BackendFactory, ReopenableStorage } from './harness.js';
 import { describeIdempotencyStoreContract } from './idempotency.js';
 import { describeProjectStoreContract } from './projects.js';
 import { describeReadinessContract } from './readiness.js';
+import { describeRequestCancelContract } from './request-cancels.js';
 import { describeRequestClaimContract } from './request-claims.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
@@ -16,6 +17,7 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeRequestStoreContract(makeBackend);
   describeRequestListContract(makeBackend);
   describeRequestClaimContract(makeBackend);
+  describeRequestCancelContract(makeBackend);
   describeScheduleStoreContract(makeBackend);
   describeIdempotencyStoreContract(makeBackend);
   describeAcceptResumeContract(makeBackend);

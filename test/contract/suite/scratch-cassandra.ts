@@ -1,7 +1,16 @@
 import { afterAll, beforeAll } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../../src/adapters/cassandra/backend.js';
 import { CassandraSession } from '../../../src/adapters/cassandra/session.js';
+import type { ShardEpochs } from '../../../src/ports/shard-epochs.js';
 import { infra } from '../../support/infra.js';
+
+/**
+ * Holds every shard under one epoch, taken now: a test's store is the only owner of its keyspace's shards, as a
+ * process is of the shards Kafka gave it.
+ */
+export function holdingEveryShard(epoch = 1, since = Date.now()): ShardEpochs {
+  return { held: () => ({ epoch, since, heldFrom: epoch }) };
+}
 
 /**
  * A migrated Cassandra backend in a keyspace of its own for the tests of one file, dropped after them. The getter
@@ -11,7 +20,7 @@ export function scratchCassandraBackend(name: string, shardCount: number, claimS
   let backend: CassandraBackend | undefined;
   beforeAll(async () => {
     const keyspace = `ferry_${name}_${process.pid}_${Date.now().toString(36)}`;
-    backend = await openCassandraBackend({ ...infra.cassandra.connection(keyspace), shardCount, claimStoredAfterMs, migrate: true });
+    backend = await openCassandraBackend({ ...infra.cassandra.connection(keyspace), shardCount, claimStoredAfterMs, migrate: true, epochs: holdingEveryShard() });
   });
   afterAll(async () => {
     if (backend === undefined) return;

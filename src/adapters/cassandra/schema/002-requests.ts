@@ -6,7 +6,7 @@ export const requests: Migration = {
   name: 'requests',
   statements: [
     // A request and its attempts share a partition: the request's fields are static columns, each attempt is a
-    // row. Recording an attempt and moving the request on is then one conditional write in one partition.
+    // row. Recording an attempt and moving the request on is then one write in one partition.
     `CREATE TABLE IF NOT EXISTS requests (
       id text,
       attempt_number int,

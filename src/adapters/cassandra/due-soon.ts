@@ -1,0 +1,102 @@
+import type { StoredRequest } from '../../domain/request.js';
+import { shardOf } from '../../domain/shards.js';
+import { KnownRequests, type Known } from './known-requests.js';
+import type { Timer } from './timers.js';
+
+interface Entry {
+  readonly dueAt: number;
+  readonly id: string;
+}
+
+/**
+ * The owner's working set: requests this process wrote into shards it held, due soon, with the epoch they were
+ * written under, and in due order, so a claim finds them due without reading the timers and takes them without
+ * reading the request. The order is a binary heap; an entry taken or forgotten by ID stays in it until it comes
+ * up and is then skipped, so both ways out are cheap. Bounded as `KnownRequests` is.
+ */
+export class DueSoon {
+  private readonly known = new KnownRequests();
+  private readonly heap: Entry[] = [];
+
+  constructor(private readonly shardCount: number) {}
+
+  remember(r: StoredRequest, basis: number): void {
+    if (r.dueAt === null) return;
+    this.known.remember(r, basis);
+    this.push({ dueAt: r.dueAt, id: r.id });
+  }
+
+  /** The remembered request `id`, taken out; undefined when it is not known. */
+  take(id: string): Known | undefined {
+    return this.known.takeAny(id);
+  }
+
+  forget(id: string): void {
+    this.known.forget(id);
+  }
+
+  /**
+   * Timers of remembered requests due by `now` in `shards`, earliest first, at most `limit`. They stay remembered
+   * until claimed (`take`); those of other shards are passed by here and left to the timer scans.
+   */
+  due(now: number, shards: ReadonlySet<number>, limit: number): Timer[] {
+    const out: Timer[] = [];
+    while (out.length < limit && this.heap.length > 0 && this.heap[0]!.dueAt <= now) {
+      const { dueAt, id } = this.pop();
+      const known = this.known.peek(id);
+      if (known === undefined || known.request.dueAt !== dueAt) continue;
+      const shard = shardOf(id, this.shardCount);
+      if (shards.has(shard)) out.push({ shard, dueAt, requestId: id, lease: false });
+    }
+    // The heap only grows past what is remembered by entries taken out of order; rebuild it then.
+    if (this.heap.length > 2 * this.known.size + 1024) this.rebuild();
+    return out;
+  }
+
+  /** The earliest due time remembered; null when nothing is. */
+  earliest(): number | null {
+    while (this.heap.length > 0) {
+      const { dueAt, id } = this.heap[0]!;
+      if (this.known.peek(id)?.request.dueAt === dueAt) return dueAt;
+      this.pop();
+    }
+    return null;
+  }
+
+  private rebuild(): void {
+    const live = this.heap.filter((e) => this.known.peek(e.id)?.request.dueAt === e.dueAt);
+    this.heap.length = 0;
+    for (const e of live) this.push(e);
+  }
+
+  private push(e: Entry): void {
+    const h = this.heap;
+    h.push(e);
+    for (let i = h.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]!.dueAt <= h[i]!.dueAt) break;
+      [h[parent], h[i]] = [h[i]!, h[parent]!];
+      i = parent;
+    }
+  }
+
+  private pop(): Entry {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let least = i;
+        if (l < h.length && h[l]!.dueAt < h[least]!.dueAt) least = l;
+        if (r < h.length && h[r]!.dueAt < h[least]!.dueAt) least = r;
+        if (least === i) break;
+        [h[least], h[i]] = [h[i]!, h[least]!];
+        i = least;
+      }
+    }
+    return top;
+  }
+}
