@@ -9,6 +9,7 @@ import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { DueSoon } from './due-soon.js';
+import { RecentKeys } from './recent-keys.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -49,6 +50,11 @@ export const CLAIM_STORED_AFTER_MS = 3_000;
  * the next moments, short enough that memory holds only work about to be delivered.
  */
 const DUE_SOON_MS = 60_000;
+
+/** How far the clock of a process that accepts requests may be ahead of the owner's (see `acceptedElsewhere`). */
+const CLOCKS_APART_MS = 10_000;
+/** Cancels remembered at most (see `cancelNoticed`). */
+const MAX_KNOWN_CANCELS = 10_000;
 
 /** Body writes under way at once for one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 4;
@@ -91,6 +97,8 @@ export class CassandraRequestStore implements RequestStore {
    * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
    */
   private readonly accepting = new Map<string, { cancelAsked: boolean }>();
+  /** Requests whose cancel was noticed lately: a notice of their work arriving after it is not remembered. */
+  private readonly cancelNoticed: RecentKeys;
   /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
   private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
   private readonly clock: Clock;
@@ -113,6 +121,7 @@ export class CassandraRequestStore implements RequestStore {
     const clock = options.clock ?? systemClock;
     this.clock = clock;
     this.dueSoon = new DueSoon(options.shardCount);
+    this.cancelNoticed = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CANCELS);
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
@@ -147,6 +156,20 @@ export class CassandraRequestStore implements RequestStore {
     this.announceCancel = announce;
   }
 
+  /**
+   * Requests another process accepted into shards this one holds, carried by their notices: kept in memory like
+   * those accepted here, when this process has held the shard since well before they were created (so nobody else
+   * can have changed them) and no cancel of theirs was noticed. `CLOCKS_APART_MS` covers clocks that differ.
+   */
+  acceptedElsewhere(requests: readonly StoredRequest[]): void {
+    const soon = this.clock.now() + DUE_SOON_MS;
+    for (const r of requests) {
+      const held = this.epochs?.held(shardOf(r.id, this.options.shardCount)) ?? null;
+      if (held === null || r.createdAt < held.since + CLOCKS_APART_MS || r.dueAt === null || r.dueAt > soon) continue;
+      if (!this.cancelNoticed.has(r.id)) this.dueSoon.remember(r, held.epoch);
+    }
+  }
+
   /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
   cancelsAsked(requestIds: readonly string[]): void {
     for (const id of requestIds) {
@@ -154,6 +177,8 @@ export class CassandraRequestStore implements RequestStore {
       this.known.forget(id);
       const writing = this.accepting.get(id);
       if (writing !== undefined) writing.cancelAsked = true;
+      // Its notice may still be on its way, from another process than this cancel's.
+      this.cancelNoticed.add(id);
     }
   }
 
