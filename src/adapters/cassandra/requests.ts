@@ -56,6 +56,9 @@ const CLOCKS_APART_MS = 10_000;
 /** Cancels remembered at most (see `cancelNoticed`). */
 const MAX_KNOWN_CANCELS = 10_000;
 
+/** A batch create's bodies up to this size are written in its logged batch (at most 100 × 1 KiB there). */
+const BODY_IN_BATCH_BYTES = 1024;
+
 /** Body writes under way at once for one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 4;
 
@@ -208,7 +211,10 @@ export class CassandraRequestStore implements RequestStore {
   /** The writes of `insertMany`, as described there. */
   private async writeNew(requests: readonly StoredRequest[]): Promise<void> {
     if (requests.length === 1) return this.singles.submit(requests[0]!);
-    const bodies = bodyGroups(requests.filter((r) => r.body !== null));
+    // Small bodies ride in the batch with their request (one mutation of its partition instead of two); larger ones
+    // go first, on their own, so they do not weigh on the batch log.
+    const inBatch = (r: StoredRequest) => r.body !== null && r.body.byteLength <= BODY_IN_BATCH_BYTES;
+    const bodies = bodyGroups(requests.filter((r) => r.body !== null && !inBatch(r)));
     await mapBounded(bodies, BODY_WRITES_AT_ONCE, (group) =>
       this.session.writeTogether(
         group.map((r) => insertBody(this.session, r.id, r.body!)),
@@ -216,7 +222,7 @@ export class CassandraRequestStore implements RequestStore {
       ),
     );
     const { statements, timers, days } = this.indexStatements(requests);
-    statements.push(...requests.map((r) => insertRequest(this.session, r)));
+    statements.push(...requests.map((r) => insertRequest(this.session, r, inBatch(r) ? r.body : null)));
     await this.session.batch(statements, 'storing requests', { logged: true });
     this.indexWritten(timers, days);
   }
