@@ -131,7 +131,10 @@ export class CassandraRequestStore implements RequestStore {
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, this.known);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (id) => {
+      this.known.forget(id);
+      this.dueSoon.forget(id);
+    });
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
