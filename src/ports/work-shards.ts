@@ -1,3 +1,4 @@
+import type { StoredRequest } from '../domain/request.js';
 import type { ShardScope } from './requests.js';
 
 /** News that a request's work was stored in a shard: it is due at `dueAt` (possibly already). */
@@ -5,6 +6,8 @@ export interface WorkNotice {
   readonly requestId: string;
   readonly shard: number;
   readonly dueAt: number;
+  /** The request as stored, when small enough to carry: its owner can then deliver it without reading it. */
+  readonly request?: StoredRequest;
 }
 
 /** News for the owner of `shard` that a cancel of `requestId` was asked for and stored. */

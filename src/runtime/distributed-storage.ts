@@ -103,5 +103,6 @@ async function kafkaPlacement(
     pollMs: config.delivery.idlePollMs,
     log,
     cancelsAsked: (ids) => backend.requests.cancelsAsked(ids),
+    acceptedElsewhere: (requests) => backend.requests.acceptedElsewhere(requests),
   });
 }

@@ -32,6 +32,15 @@ function interceptRewrites(session: CassandraSession, rewrite: (write: () => Ret
 
 const succeeded = { status: 'succeeded', dueAt: null, attemptCount: 1 } as const;
 
+/**
+ * Ends `r` (just inserted, at version 1) at its second attempt: a first that failed, then one that succeeded. An
+ * ending after an earlier attempt is rewritten on its own, once the earlier attempts are read.
+ */
+async function endAtSecondAttempt(backend: CassandraBackend, projectId: string, id: string, retryAt: number): Promise<void> {
+  await backend.requests.recordAttempt(projectId, id, 1, anAttempt(id, 1, { status: 'failed' }), { status: 'queued', dueAt: retryAt, attemptCount: 1 });
+  await backend.requests.recordAttempt(projectId, id, 2, anAttempt(id, 2, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 2 });
+}
+
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
 describe('Cassandra request retention through TTL', () => {
   const open = scratchCassandraBackend('ttl', 4);
@@ -61,6 +70,35 @@ describe('Cassandra request retention through TTL', () => {
     expect((await backend.requests.get(PROJECT_A, active.id))?.status).toBe('queued');
   }, 60_000);
 
+  it('gives a request that ends at its first attempt its time to live in that very write, with no rewrite after', async () => {
+    const backend = open();
+    const { session, requests } = backend;
+    const now = Date.now();
+    await createProject(backend, PROJECT_D, 30);
+    const r = aRequest({ projectId: PROJECT_D, createdAt: now, dueAt: now, body: new Uint8Array([7, 7]) });
+    await requests.insertMany([r]);
+    let rewrites = 0;
+    const restore = interceptRewrites(session, (write) => {
+      rewrites++;
+      return write();
+    });
+    try {
+      await requests.recordAttempt(PROJECT_D, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
+      const ttlOf = async (column: string, where = '') =>
+        (await session.read(`SELECT TTL(${column}) AS ttl FROM ${session.table('requests')} WHERE id = ? ${where} LIMIT 1`, [r.id], 'reading a TTL', 5000)).first()?.['ttl'] as number | null;
+      const thirtyDays = 30 * 86_400;
+      for (const column of ['url', 'status', 'body']) expect(await ttlOf(column)).toBeGreaterThan(thirtyDays - 120);
+      expect(await ttlOf('attempt_status', 'AND attempt_number = 1')).toBeGreaterThan(thirtyDays - 120);
+      const entry = await session.read(`SELECT TTL(url_lower) AS ttl FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ?`, [PROJECT_D, Math.floor(now / DAY)], 'reading a TTL', 5000);
+      expect(entry.first()?.['ttl']).toBeGreaterThan(thirtyDays - 120);
+      await expect.poll(() => timersOfRequest(backend, r.id), { timeout: 10_000 }).toBe(0);
+      expect(rewrites).toBe(0);
+      expect(await requests.get(PROJECT_D, r.id)).toMatchObject({ status: 'succeeded', body: new Uint8Array([7, 7]) });
+    } finally {
+      restore();
+    }
+  }, 60_000);
+
   it('passes over the timer of a request whose retention rewrite is under way without reading the request', async () => {
     const backend = open();
     const { session, requests } = backend;
@@ -80,9 +118,10 @@ describe('Cassandra request retention through TTL', () => {
       return write();
     });
     try {
-      await requests.recordAttempt(PROJECT_D, ended.id, 1, anAttempt(ended.id, 1, { status: 'succeeded' }), succeeded);
+      await endAtSecondAttempt(backend, PROJECT_D, ended.id, now + 1_000);
       await expect.poll(() => started, { timeout: 10_000 }).toBe(1);
-      expect(await timersOfRequest(backend, ended.id)).toBe(1);
+      // The first attempt's timer goes at once; the retry's stays until the rewrite has landed.
+      await expect.poll(() => timersOfRequest(backend, ended.id), { timeout: 10_000 }).toBe(1);
       const read = session.read.bind(session);
       let claimReads = 0;
       session.read = (query, params, during, timeoutMs) => {
@@ -118,12 +157,12 @@ describe('Cassandra request retention through TTL', () => {
       return Promise.reject(new Error('refused by the test'));
     });
     try {
-      await requests.recordAttempt(PROJECT_C, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
+      await endAtSecondAttempt(backend, PROJECT_C, r.id, now + 1_000);
       await expect.poll(() => refused, { timeout: 10_000 }).toBeGreaterThan(0);
     } finally {
       restore();
     }
-    expect(await timersOf()).toBe(1);
+    await expect.poll(timersOf, { timeout: 10_000 }).toBe(1);
     const ttl = await session.read(`SELECT TTL(url) AS ttl FROM ${session.table('requests')} WHERE id = ? LIMIT 1`, [r.id], 'reading a TTL', 5000);
     expect(ttl.first()?.['ttl']).toBeNull();
     expect((await requests.get(PROJECT_C, r.id))?.status).toBe('succeeded');

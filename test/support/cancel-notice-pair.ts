@@ -23,9 +23,15 @@ interface Detail {
 
 /**
  * Sends requests to `url` through `api`, all due at `dueAt`, until `enough` holds for those accepted so far;
- * every one of them is returned, with its shard.
+ * every one of them is returned, with its shard. `then` runs on each as soon as it is accepted, before the next send.
  */
-export async function acceptDueAt(api: Api, url: string, dueAt: number, enough: (accepted: readonly DueRequest[]) => boolean): Promise<DueRequest[]> {
+export async function acceptDueAt(
+  api: Api,
+  url: string,
+  dueAt: number,
+  enough: (accepted: readonly DueRequest[]) => boolean,
+  then: (request: DueRequest) => Promise<void> = async () => undefined,
+): Promise<DueRequest[]> {
   const accepted: DueRequest[] = [];
   const deliverAt = new Date(dueAt).toISOString();
   while (!enough(accepted)) {
@@ -33,7 +39,9 @@ export async function acceptDueAt(api: Api, url: string, dueAt: number, enough: 
     const res = await api.send({ url, deliver_at: deliverAt, timeout: '30s' });
     if (res.status !== 202) throw new Error(`send answered ${res.status}: ${JSON.stringify(res.body)}`);
     const id = (res.body.data as { id: string }).id;
-    accepted.push({ id, shard: shardOf(id, TEST_SHARDS) });
+    const request = { id, shard: shardOf(id, TEST_SHARDS) };
+    accepted.push(request);
+    await then(request);
   }
   return accepted;
 }

@@ -138,19 +138,27 @@ describe('distributed placement', () => {
     expect([engine.wakes, firer.wakes]).toEqual([2, 1]);
   });
 
-  it('notices work due before the next poll in shards it does not own, and wakes its own engine for the rest', async () => {
+  it('notices work due within a minute in shards it does not own, carrying the request, and wakes its own engine for the rest', async () => {
     const { clock, placement, o, notices } = open();
     const engine = worker();
     await placement.startDelivery(engine);
     const owned = aRequest({ createdAt: T0 });
     await o.gain([shardOf(owned.id, SHARDS)]);
-    let dueNow = aRequest({ createdAt: T0 });
-    while (shardOf(dueNow.id, SHARDS) === shardOf(owned.id, SHARDS)) dueNow = aRequest({ createdAt: T0 });
-    const dueLater = aRequest({ createdAt: T0, dueAt: T0 + POLL_MS + 1 });
+    const notOwned = (dueAt: number | null) => {
+      let r = aRequest({ createdAt: T0, dueAt });
+      while (shardOf(r.id, SHARDS) === shardOf(owned.id, SHARDS)) r = aRequest({ createdAt: T0, dueAt });
+      return r;
+    };
+    const dueNow = notOwned(T0);
+    const dueSoon = notOwned(T0 + 60_000);
+    const dueLater = notOwned(T0 + 60_001);
     const wakesBefore = engine.wakes;
 
-    placement.accepted([dueNow, dueLater, owned]);
-    expect(notices.map((n) => n.requestId)).toEqual([dueNow.id]);
+    placement.accepted([dueNow, dueSoon, dueLater, owned]);
+    expect(notices.map((n) => [n.requestId, n.request])).toEqual([
+      [dueNow.id, dueNow],
+      [dueSoon.id, dueSoon],
+    ]);
     expect(engine.wakes).toBe(wakesBefore + 1);
     expect(clock.timers).toBe(0);
   });

@@ -2,7 +2,6 @@ import { isTerminal, type AttemptRecord, type StoredRequest } from '../../domain
 import { shardOf } from '../../domain/shards.js';
 import type { RequestPatch } from '../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
-import type { KnownRequests } from './known-requests.js';
 import { timestampValue, type OwnerTimestamps } from './owner-timestamps.js';
 import type { RequestExpiry } from './request-expiry.js';
 import type { InFlight } from './request-pool.js';
@@ -49,7 +48,7 @@ export class RequestChanges {
    * condition that would keep them apart. Writes carry their own timestamps, so a repeated one changes nothing.
    */
   private readonly writes = new WriteCoalescer<OwnerWrite>(
-    (group) => this.session.batch(group.flatMap((w) => w.statements), group[0]!.during, { logged: false, idempotent: true }).then(() => undefined),
+    (group) => this.write(group.flatMap((w) => w.statements), group[0]!.during),
     (w) => w.bytes,
     OWNER_WRITES,
     () => new StorageUnavailable('Cassandra is not keeping up with the changes of requests.'),
@@ -63,8 +62,8 @@ export class RequestChanges {
     private readonly expiry: RequestExpiry,
     private readonly removals: TimerRemovals,
     private readonly stamps: OwnerTimestamps,
-    /** What this process remembers of requests it changed: a change made here makes it stale. */
-    private readonly known: KnownRequests,
+    /** Forgets what this process remembers of a request (see `KnownRequests`, `DueSoon`): a change made here makes it stale. */
+    private readonly forget: (id: string) => void,
   ) {
     const columns = [...PATCH_FIELDS.map((f) => PATCH_COLUMNS[f]), 'version'];
     this.updateQuery = `UPDATE ${session.table('requests')} USING TIMESTAMP ? SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
@@ -105,7 +104,7 @@ export class RequestChanges {
     const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
     const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : [insertAttempt(this.session, attempt, stamp)])];
     await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
-    this.known.forget(next.id);
+    this.forget(next.id);
     if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.removals.remove(drop, asOf);
     return next;
@@ -130,6 +129,13 @@ export class RequestChanges {
     if (this.removals.pending(timer)) return;
     const stamp = this.stamps.next(shardOf(r.id, this.shardCount), basis);
     if (stamp !== null) this.ended(r, timer, asOf, stamp);
+  }
+
+  /** One statement as it is, several as an unlogged batch; repeating either changes nothing (owner timestamps). */
+  private async write(statements: readonly Statement[], during: string): Promise<void> {
+    const [only] = statements;
+    if (statements.length === 1) await this.session.execute(only!.query, only!.params ?? [], during, { idempotent: true });
+    else await this.session.batch(statements, during, { logged: false, idempotent: true });
   }
 
   /**

@@ -81,10 +81,12 @@ export class RequestClaims {
     const pageSize = Math.min(Math.max(limit, 16), 500);
     const scan = () => inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
     const remembered = this.dueSoon.due(now, new Set(shards), limit);
-    // Remembered work first, the timers only for what is left; but the timers at least every `SCAN_EVERY_MS`, so a
-    // steady stream of remembered work never keeps retries and work accepted elsewhere waiting.
+    // Remembered work alone when there is some, the timers when there is none; but the timers first at least every
+    // `SCAN_EVERY_MS`, so a steady stream of remembered work keeps retries and work accepted elsewhere waiting no
+    // longer than that. A scan of a busy shard reads past the tombstones of the work just done, so it is not made
+    // for what memory already answers.
     const scanFirst = now - this.scannedAt >= SCAN_EVERY_MS;
-    const due = scanFirst ? chain(this.scanning(scan, now), remembered) : chain(remembered, this.scanning(scan, now));
+    const due = scanFirst ? chain(this.scanning(scan, now), remembered) : remembered.length > 0 ? chain(remembered, []) : this.scanning(scan, now);
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;

@@ -9,6 +9,7 @@ import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { DueSoon } from './due-soon.js';
+import { RecentKeys } from './recent-keys.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -49,6 +50,14 @@ export const CLAIM_STORED_AFTER_MS = 3_000;
  * the next moments, short enough that memory holds only work about to be delivered.
  */
 const DUE_SOON_MS = 60_000;
+
+/** How far the clock of a process that accepts requests may be ahead of the owner's (see `acceptedElsewhere`). */
+const CLOCKS_APART_MS = 10_000;
+/** Cancels remembered at most (see `cancelNoticed`). */
+const MAX_KNOWN_CANCELS = 10_000;
+
+/** A batch create's bodies up to this size are written in its logged batch (at most 100 × 1 KiB there). */
+const BODY_IN_BATCH_BYTES = 1024;
 
 /** Body writes under way at once for one `insertMany`: bounds the bytes in flight. */
 const BODY_WRITES_AT_ONCE = 4;
@@ -91,6 +100,8 @@ export class CassandraRequestStore implements RequestStore {
    * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
    */
   private readonly accepting = new Map<string, { cancelAsked: boolean }>();
+  /** Requests whose cancel was noticed lately: a notice of their work arriving after it is not remembered. */
+  private readonly cancelNoticed: RecentKeys;
   /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
   private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
   private readonly clock: Clock;
@@ -113,13 +124,17 @@ export class CassandraRequestStore implements RequestStore {
     const clock = options.clock ?? systemClock;
     this.clock = clock;
     this.dueSoon = new DueSoon(options.shardCount);
+    this.cancelNoticed = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CANCELS);
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, this.known);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (id) => {
+      this.known.forget(id);
+      this.dueSoon.forget(id);
+    });
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -147,6 +162,20 @@ export class CassandraRequestStore implements RequestStore {
     this.announceCancel = announce;
   }
 
+  /**
+   * Requests another process accepted into shards this one holds, carried by their notices: kept in memory like
+   * those accepted here, when this process has held the shard since well before they were created (so nobody else
+   * can have changed them) and no cancel of theirs was noticed. `CLOCKS_APART_MS` covers clocks that differ.
+   */
+  acceptedElsewhere(requests: readonly StoredRequest[]): void {
+    const soon = this.clock.now() + DUE_SOON_MS;
+    for (const r of requests) {
+      const held = this.epochs?.held(shardOf(r.id, this.options.shardCount)) ?? null;
+      if (held === null || r.createdAt < held.since + CLOCKS_APART_MS || r.dueAt === null || r.dueAt > soon) continue;
+      if (!this.cancelNoticed.has(r.id)) this.dueSoon.remember(r, held.epoch);
+    }
+  }
+
   /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
   cancelsAsked(requestIds: readonly string[]): void {
     for (const id of requestIds) {
@@ -154,6 +183,8 @@ export class CassandraRequestStore implements RequestStore {
       this.known.forget(id);
       const writing = this.accepting.get(id);
       if (writing !== undefined) writing.cancelAsked = true;
+      // Its notice may still be on its way, from another process than this cancel's.
+      this.cancelNoticed.add(id);
     }
   }
 
@@ -183,7 +214,10 @@ export class CassandraRequestStore implements RequestStore {
   /** The writes of `insertMany`, as described there. */
   private async writeNew(requests: readonly StoredRequest[]): Promise<void> {
     if (requests.length === 1) return this.singles.submit(requests[0]!);
-    const bodies = bodyGroups(requests.filter((r) => r.body !== null));
+    // Small bodies ride in the batch with their request (one mutation of its partition instead of two); larger ones
+    // go first, on their own, so they do not weigh on the batch log.
+    const inBatch = (r: StoredRequest) => r.body !== null && r.body.byteLength <= BODY_IN_BATCH_BYTES;
+    const bodies = bodyGroups(requests.filter((r) => r.body !== null && !inBatch(r)));
     await mapBounded(bodies, BODY_WRITES_AT_ONCE, (group) =>
       this.session.writeTogether(
         group.map((r) => insertBody(this.session, r.id, r.body!)),
@@ -191,7 +225,7 @@ export class CassandraRequestStore implements RequestStore {
       ),
     );
     const { statements, timers, days } = this.indexStatements(requests);
-    statements.push(...requests.map((r) => insertRequest(this.session, r)));
+    statements.push(...requests.map((r) => insertRequest(this.session, r, inBatch(r) ? r.body : null)));
     await this.session.batch(statements, 'storing requests', { logged: true });
     this.indexWritten(timers, days);
   }

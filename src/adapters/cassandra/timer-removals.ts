@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../../domain/clock.js';
+import { RecentKeys } from './recent-keys.js';
 import type { InFlight } from './request-pool.js';
 import type { CassandraSession, Statement } from './session.js';
 import { bucketOf, type Timer, type TimerTable } from './timers.js';
@@ -30,8 +31,8 @@ interface Waiting {
 export class TimerRemovals {
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly removing = new Map<string, number>();
-  /** Timers deleted lately, and until when to pass over them (see `RECENTLY_REMOVED_MS`). */
-  private readonly removed = new Map<string, number>();
+  /** Timers deleted lately, still passed over (see `RECENTLY_REMOVED_MS`). */
+  private readonly removed: RecentKeys;
   private count = 0;
   private timer: TimerHandle | null = null;
   private closing = false;
@@ -41,7 +42,9 @@ export class TimerRemovals {
     private readonly timers: TimerTable,
     private readonly inFlight: InFlight,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.removed = new RecentKeys(clock, RECENTLY_REMOVED_MS, MAX_RECENTLY_REMOVED);
+  }
 
   /** Deletes `t` as of `asOf` (see `deletionTime`), soon. */
   remove(t: Timer, asOf: number): void {
@@ -74,7 +77,7 @@ export class TimerRemovals {
   /** True while `t` is being deleted by this process, and for a short while after (see `RECENTLY_REMOVED_MS`). */
   pending(t: Timer): boolean {
     const key = timerKey(t);
-    return this.removing.has(key) || (this.removed.get(key) ?? 0) > this.clock.now();
+    return this.removing.has(key) || this.removed.has(key);
   }
 
   /** Writes what is waiting now, and from now on every deletion at once (the store is closing). */
@@ -96,20 +99,11 @@ export class TimerRemovals {
             entries.map((e) => e.statement),
             'removing timers',
           );
-          this.landed(entries.map((e) => e.key));
+          for (const e of entries) this.removed.add(e.key);
         } finally {
           for (const e of entries) this.release(e.key);
         }
       });
-    }
-  }
-
-  private landed(keys: readonly string[]): void {
-    const now = this.clock.now();
-    for (const key of keys) this.removed.set(key, now + RECENTLY_REMOVED_MS);
-    for (const [key, until] of this.removed) {
-      if (until > now && this.removed.size <= MAX_RECENTLY_REMOVED) break;
-      this.removed.delete(key);
     }
   }
 

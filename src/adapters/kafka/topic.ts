@@ -10,6 +10,12 @@ const METADATA_SETTLE_MS = 30_000;
 const METADATA_BACKOFF: BackoffConfig = { baseMs: 200, capMs: 2_000 };
 
 /**
+ * How long the work topic keeps its messages. They matter for a minute at most (wake-ups, requests due within a
+ * minute, cancels), and they carry requests, headers and bodies included, so they are not kept longer than needed.
+ */
+const WORK_TOPIC_RETENTION_MS = 60 * 60 * 1000;
+
+/**
  * Creates the work topic with one partition per shard when it does not exist (`ferry migrate`). An existing topic
  * with another partition count is an error: shards would no longer line up with partitions.
  */
@@ -19,7 +25,8 @@ export async function ensureWorkTopic(kafka: Kafka, topic: string, partitions: n
   try {
     const existing = await admin.listTopics();
     if (!existing.includes(topic)) {
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor }] });
+      const configEntries = [{ name: 'retention.ms', value: String(WORK_TOPIC_RETENTION_MS) }];
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries }] });
     }
     await checkPartitions(admin, topic, partitions);
   } finally {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../domain/clock.js';
+import type { StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
 import type { RequestStore } from '../../ports/requests.js';
 import type { ShardOwnership, WorkNotifier } from '../../ports/work-shards.js';
@@ -16,9 +17,17 @@ export interface DistributedPlacementParts {
   /** The delivery engine looks at storage at least this often by itself. */
   readonly pollMs: number;
   readonly log: PlacementLog;
+  /** Requests another process stored in shards this one owns, as carried by their notices. */
+  readonly acceptedElsewhere?: (requests: readonly StoredRequest[]) => void;
   /** Cancels another process stored for requests in shards this one owns: what it remembers of them is stale. */
   readonly cancelsAsked?: (requestIds: readonly string[]) => void;
 }
+
+/**
+ * How far ahead of its due time a request accepted here is sent to the owner of its shard, with the request: the
+ * owner keeps work due within about this long in memory and delivers it without reading it.
+ */
+const CARRY_AHEAD_MS = 60_000;
 
 /** Many processes over shared storage: shard ownership decides which process does which shard's work. */
 export function distributedPlacement(p: DistributedPlacementParts): WorkPlacement {
@@ -49,20 +58,25 @@ export function distributedPlacement(p: DistributedPlacementParts): WorkPlacemen
         onWork: (notices) => {
           // No notices: claims may start in a new assignment, which is news for every worker over these shards.
           if (notices.length === 0) for (const j of joined) j.stored([]);
-          else w.stored(notices.map((n) => n.dueAt));
+          else {
+            const carried = notices.flatMap((n) => (n.request === undefined ? [] : [n.request]));
+            if (carried.length > 0) p.acceptedElsewhere?.(carried);
+            w.stored(notices.map((n) => n.dueAt));
+          }
         },
       });
     },
     join,
     accepted(stored) {
-      // Notices are hints: work due after the owner's next look at storage wakes nobody (see `DueWakeups`), and
+      // Notices are hints: they wake the owner for work due before its next look at storage (see `DueWakeups`) and
+      // carry the request for it to keep in memory; work due later than that is found by the owner's scans, and
       // work in a shard this process owns needs no round trip through the notifier. The timers hold it either way.
       if (notifier !== null) {
-        const noticeBy = clock.now() + p.pollMs;
+        const noticeBy = clock.now() + Math.max(p.pollMs, CARRY_AHEAD_MS);
         const owned = new Set(ownership?.owned() ?? []);
         const notices = stored.flatMap((r) => {
           const shard = shardOf(r.id, p.shardCount);
-          return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt }];
+          return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt, request: r }];
         });
         if (notices.length > 0) notifier.notify(notices);
       }
