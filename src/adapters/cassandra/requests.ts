@@ -164,15 +164,18 @@ export class CassandraRequestStore implements RequestStore {
 
   /**
    * Requests another process accepted into shards this one holds, carried by their notices: kept in memory like
-   * those accepted here, when this process has held the shard since well before they were created (so nobody else
-   * can have changed them) and no cancel of theirs was noticed. `CLOCKS_APART_MS` covers clocks that differ.
+   * those accepted here when nobody else can have changed them, and no cancel of theirs was noticed. Nobody else
+   * can have when this process has held the shard since well before the request was created, or when the request
+   * falls due well after this process took the shard (an earlier owner changes a request only once it is due, and
+   * stopped claiming before this process took the shard). `CLOCKS_APART_MS` covers clocks that differ.
    */
   acceptedElsewhere(requests: readonly StoredRequest[]): void {
     const soon = this.clock.now() + DUE_SOON_MS;
     for (const r of requests) {
       const held = this.epochs?.held(shardOf(r.id, this.options.shardCount)) ?? null;
-      if (held === null || r.createdAt < held.since + CLOCKS_APART_MS || r.dueAt === null || r.dueAt > soon) continue;
-      if (!this.cancelNoticed.has(r.id)) this.dueSoon.remember(r, held.epoch);
+      if (held === null || r.dueAt === null || r.dueAt > soon || this.cancelNoticed.has(r.id)) continue;
+      const unchanged = r.createdAt > held.since + CLOCKS_APART_MS || r.dueAt > held.since + CLOCKS_APART_MS;
+      if (unchanged) this.dueSoon.remember(r, held.epoch);
     }
   }
 
