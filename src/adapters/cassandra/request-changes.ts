@@ -62,8 +62,11 @@ export class RequestChanges {
     private readonly expiry: RequestExpiry,
     private readonly removals: TimerRemovals,
     private readonly stamps: OwnerTimestamps,
-    /** Forgets what this process remembers of a request (see `KnownRequests`, `DueSoon`): a change made here makes it stale. */
-    private readonly forget: (id: string) => void,
+    /**
+     * Told of every change made here, with the epoch it was made under: what this process remembered of the
+     * request is stale, and the request as it now is may be worth remembering (see `KnownRequests`, `DueSoon`).
+     */
+    private readonly changed: (next: StoredRequest, basis: number) => void,
   ) {
     const columns = [...PATCH_FIELDS.map((f) => PATCH_COLUMNS[f]), 'version'];
     this.updateQuery = `UPDATE ${session.table('requests')} USING TIMESTAMP ? SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
@@ -104,7 +107,7 @@ export class RequestChanges {
     const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
     const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : [insertAttempt(this.session, attempt, stamp)])];
     await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
-    this.forget(next.id);
+    this.changed(next, basis);
     if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.removals.remove(drop, asOf);
     return next;

@@ -131,10 +131,7 @@ export class CassandraRequestStore implements RequestStore {
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (id) => {
-      this.known.forget(id);
-      this.dueSoon.forget(id);
-    });
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (next, basis) => this.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -160,6 +157,20 @@ export class CassandraRequestStore implements RequestStore {
   /** How a cancel asked for here reaches the owner of the request's shard when that is another process. */
   announceCancelsWith(announce: (notice: CancelNotice) => Promise<void>): void {
     this.announceCancel = announce;
+  }
+
+  /**
+   * A change this process wrote: what it remembered of the request is stale. A request it left waiting (a retry,
+   * a hand-back) and due soon joins the working set as written, unless a cancel of it was noticed: nobody else
+   * changes it while the shard stays held.
+   */
+  private changedHere(next: StoredRequest, basis: number): void {
+    this.known.forget(next.id);
+    this.dueSoon.forget(next.id);
+    const waiting = next.status === 'queued' || next.status === 'scheduled';
+    if (waiting && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
+      this.dueSoon.remember(next, basis);
+    }
   }
 
   /**
