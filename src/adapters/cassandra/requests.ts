@@ -8,8 +8,6 @@ import { RequestClaims } from './request-claims.js';
 import { RequestExpiry } from './request-expiry.js';
 import { RequestList } from './request-list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
-import { DueSoon } from './due-soon.js';
-import { RecentKeys } from './recent-keys.js';
 import { KnownRequests } from './known-requests.js';
 import { InFlight, mapBounded } from './request-pool.js';
 import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
@@ -21,6 +19,7 @@ import { TimerRemovals } from './timer-removals.js';
 import { TimerTable, timerOf, type Timer } from './timers.js';
 import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { WorkingSet } from './working-set.js';
 import { WrittenEntries } from './written-entries.js';
 
 export interface CassandraRequestStoreOptions {
@@ -44,17 +43,6 @@ export interface CassandraRequestStoreOptions {
  * engine hands a claim back after 2 s without one), so most deliveries store their claim with their outcome.
  */
 export const CLAIM_STORED_AFTER_MS = 3_000;
-
-/**
- * How far ahead a request accepted here must be due to join the owner's working set: far enough for work due in
- * the next moments, short enough that memory holds only work about to be delivered.
- */
-const DUE_SOON_MS = 60_000;
-
-/** How far the clock of a process that accepts requests may be ahead of the owner's (see `acceptedElsewhere`). */
-const CLOCKS_APART_MS = 10_000;
-/** Cancels remembered at most (see `cancelNoticed`). */
-const MAX_KNOWN_CANCELS = 10_000;
 
 /** A batch create's bodies up to this size are written in its logged batch (at most 100 × 1 KiB there). */
 const BODY_IN_BATCH_BYTES = 1024;
@@ -94,21 +82,10 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
-  /**
-   * The owner's working set: requests this process accepted into shards it holds, due within `DUE_SOON_MS`, as
-   * written. Their claims need no read (see `acceptedHere`); a cancel asked for one forgets it.
-   */
-  private readonly dueSoon: DueSoon;
-  /**
-   * Requests this process is writing as accepted, and whether a cancel was noticed meanwhile: claims pass over
-   * their timers, which a reader can see before the request, until the write is done (see `acceptedHere`).
-   */
-  private readonly accepting = new Map<string, { cancelAsked: boolean }>();
-  /** Requests whose cancel was noticed lately: a notice of their work arriving after it is not remembered. */
-  private readonly cancelNoticed: RecentKeys;
+  /** The owner's working set, and what goes in and out of it. */
+  private readonly working: WorkingSet;
   /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
   private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
-  private readonly clock: Clock;
   private readonly held: HeldClaims;
   private epochs: ShardEpochs | null;
   /** The change of each request under way, if any (see `oneAtATime`). */
@@ -126,16 +103,14 @@ export class CassandraRequestStore implements RequestStore {
     private readonly options: CassandraRequestStoreOptions,
   ) {
     const clock = options.clock ?? systemClock;
-    this.clock = clock;
-    this.dueSoon = new DueSoon(options.shardCount);
-    this.cancelNoticed = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CANCELS);
+    this.working = new WorkingSet(options.shardCount, clock, (shard) => this.epochs?.held(shard) ?? null, this.known);
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
     this.timers = new TimerTable(session, clock);
     this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (next, basis) => this.changedHere(next, basis));
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (next, basis) => this.working.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -145,7 +120,7 @@ export class CassandraRequestStore implements RequestStore {
       clock,
     );
     const floors = new TimerFloors(clock, options.timerFloors);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock, this.dueSoon, (id) => this.accepting.has(id) || this.changing.has(id));
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock, this.working.dueSoon, (id) => this.working.beingAccepted(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -163,47 +138,14 @@ export class CassandraRequestStore implements RequestStore {
     this.announceCancel = announce;
   }
 
-  /**
-   * A change this process wrote: what it remembered of the request is stale. A request it left waiting (a retry,
-   * a hand-back) and due soon joins the working set as written, unless a cancel of it was noticed: nobody else
-   * changes it while the shard stays held.
-   */
-  private changedHere(next: StoredRequest, basis: number): void {
-    this.known.forget(next.id);
-    this.dueSoon.forget(next.id);
-    const waiting = next.status === 'queued' || next.status === 'scheduled';
-    if (waiting && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
-      this.dueSoon.remember(next, basis);
-    }
-  }
-
-  /**
-   * Requests another process accepted into shards this one holds, carried by their notices: kept in memory like
-   * those accepted here when nobody else can have changed them, and no cancel of theirs was noticed. Nobody else
-   * can have when this process has held the shard since well before the request was created, or when the request
-   * falls due well after this process took the shard (an earlier owner changes a request only once it is due, and
-   * stopped claiming before this process took the shard). `CLOCKS_APART_MS` covers clocks that differ.
-   */
+  /** Requests another process accepted into shards this one holds, carried by their notices (see `WorkingSet`). */
   acceptedElsewhere(requests: readonly StoredRequest[]): void {
-    const soon = this.clock.now() + DUE_SOON_MS;
-    for (const r of requests) {
-      const held = this.epochs?.held(shardOf(r.id, this.options.shardCount)) ?? null;
-      if (held === null || r.dueAt === null || r.dueAt > soon || this.cancelNoticed.has(r.id)) continue;
-      const unchanged = r.createdAt > held.since + CLOCKS_APART_MS || r.dueAt > held.since + CLOCKS_APART_MS;
-      if (unchanged) this.dueSoon.remember(r, held.epoch);
-    }
+    this.working.acceptedElsewhere(requests);
   }
 
   /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
   cancelsAsked(requestIds: readonly string[]): void {
-    for (const id of requestIds) {
-      this.dueSoon.forget(id);
-      this.known.forget(id);
-      const writing = this.accepting.get(id);
-      if (writing !== undefined) writing.cancelAsked = true;
-      // Its notice may still be on its way, from another process than this cancel's.
-      this.cancelNoticed.add(id);
-    }
+    this.working.cancelsAsked(requestIds);
   }
 
   /**
@@ -212,19 +154,21 @@ export class CassandraRequestStore implements RequestStore {
    * entries, so a failure in between leaves no request, only hints that a later pass drops. Such requests arriving
    * together share their writes (`insertSingles`).
    *
-   * Several requests go in one logged batch, so they appear all or none. Their bodies are written first, each
-   * into its own partition (a partition with only a body is no request yet), so they do not weigh on the batch log.
+   * Several requests go in one logged batch, so they appear all or none. Bodies over 1 KiB are written first,
+   * each into its own partition (a partition with only a body is no request yet), so they do not weigh on the batch
+   * log; smaller ones ride in the batch.
    */
   insertMany(requests: readonly StoredRequest[]): Promise<void> {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
       const bases = requests.map((r) => this.changes.basis(shardOf(r.id, this.options.shardCount)));
-      for (const r of requests) this.accepting.set(r.id, { cancelAsked: false });
+      const written = this.working.writing(requests);
       try {
         await this.writeNew(requests);
-        this.acceptedHere(requests, bases);
+        // Requests due soon in shards held since before the write join the working set: their claims read nothing.
+        this.working.acceptedHere(requests, bases);
       } finally {
-        for (const r of requests) this.accepting.delete(r.id);
+        written();
       }
     });
   }
@@ -246,20 +190,6 @@ export class CassandraRequestStore implements RequestStore {
     statements.push(...requests.map((r) => insertRequest(this.session, r, inBatch(r) ? r.body : null)));
     await this.session.batch(statements, 'storing requests', { logged: true });
     this.indexWritten(timers, days);
-  }
-
-  /**
-   * Remembers new requests due soon in shards this process held before writing them (`bases`): as long as it
-   * holds the shard without a break, they are as written, bar a cancel, which forgets them (`requestCancel`,
-   * `cancelsAsked`). Their claims then need no read.
-   */
-  private acceptedHere(requests: readonly StoredRequest[], bases: readonly (number | null)[]): void {
-    const soon = this.clock.now() + DUE_SOON_MS;
-    requests.forEach((r, i) => {
-      const basis = bases[i];
-      if (basis === null || basis === undefined || r.dueAt === null || r.dueAt > soon) return;
-      if (this.accepting.get(r.id)?.cancelAsked !== true) this.dueSoon.remember(r, basis);
-    });
   }
 
   /**
@@ -329,7 +259,7 @@ export class CassandraRequestStore implements RequestStore {
   requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
     return this.inFlight.run(async () => {
       if (!applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request'))) return false;
-      this.cancelsAsked([id]);
+      this.working.cancelsAsked([id]);
       const shard = shardOf(id, this.options.shardCount);
       if (this.announceCancel !== null && this.changes.basis(shard) === null) await this.announceCancel({ requestId: id, shard });
       return true;
