@@ -66,7 +66,7 @@ export class RequestClaims {
     private readonly held: HeldClaims,
     private readonly floors: TimerFloors,
     private readonly clock: Clock,
-    /** Requests accepted here, due soon, in shards this process held when it wrote them (see `acceptedHere`). */
+    /** The owner's working set: requests it may claim without reading (see `WorkingSet`). */
     private readonly dueSoon: DueSoon,
     /**
      * True while this process is writing request `id` as accepted (its timer may be seen before it) or writing a
@@ -86,7 +86,7 @@ export class RequestClaims {
     // longer than that. A scan of a busy shard reads past the tombstones of the work just done, so it is not made
     // for what memory already answers.
     const scanFirst = now - this.scannedAt >= SCAN_EVERY_MS;
-    const due = scanFirst ? chain(this.scanning(scan, now), remembered) : remembered.length > 0 ? chain(remembered, []) : this.scanning(scan, now);
+    const due = scanFirst ? chain(this.scanning(scan, now), remembered) : remembered.length > 0 ? chain(remembered) : this.scanning(scan, now);
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;
@@ -249,8 +249,8 @@ export class RequestClaims {
   }
 }
 
-/** `first`, then `second`; `second` is not started unless `first` runs out. */
-async function* chain<T>(first: Iterable<T> | AsyncIterable<T>, second: Iterable<T> | AsyncIterable<T>): AsyncGenerator<T> {
+/** `first`, then `second` if given; `second` is not started unless `first` runs out. */
+async function* chain<T>(first: Iterable<T> | AsyncIterable<T>, second: Iterable<T> | AsyncIterable<T> = []): AsyncGenerator<T> {
   yield* first;
   yield* second;
 }
