@@ -42,6 +42,17 @@ export default tseslint.config(
     [{ group: folders('adapters', 'runtime'), message: 'Workers reach storage and the network through ports, given by the runtime.' }, DRIVERS],
   ),
   layer(['src/edge/**/*.ts'], [{ group: folders('adapters', 'runtime'), message: 'The edge reaches storage through the use cases, given by the runtime.' }]),
+  // The web console runs in the browser and knows Ferry only through its public API, by the published SDK's client.
+  layer(
+    ['src/console/**/*.ts', 'src/console/**/*.tsx'],
+    [
+      {
+        group: [...folders('adapters', 'app', 'domain', 'edge', 'ports', 'runtime', 'workers', 'gen', 'config', 'cli'), '**/sdk/src/webhooks/**', '**/sdk/src/proto/**'],
+        message: 'The console reaches Ferry only through the public API (sdk/src/client).',
+      },
+      DRIVERS,
+    ],
+  ),
   // Adapters implement ports; what uses them is wired by the runtime.
   layer(['src/adapters/**/*.ts'], [{ group: folders('app', 'edge', 'workers', 'runtime'), message: 'Adapters implement ports and know nothing of their users.' }]),
 );

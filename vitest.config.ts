@@ -18,6 +18,18 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // The web console in a real chromium (test/infra/browser.sh), against both backends like the API tests.
+      { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        test: {
+          name: 'browser-cassandra',
+          include: ['test/browser/**/*.test.ts'],
+          env: { FERRY_TEST_BACKEND: 'cassandra' },
+          setupFiles: ['test/support/drop-deployments.setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -19,6 +19,7 @@ import { ScheduleOccurrences } from '../app/schedule-occurrences.js';
 import { ScheduleQueries } from '../app/schedule-queries.js';
 import type { Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
+import { consoleRoutes } from '../edge/console/console-routes.js';
 import { Readiness, type ReadinessCheck } from '../edge/health/readiness.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
@@ -233,7 +234,8 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         shutdownGraceMs: config.delivery.shutdownGraceMs,
         clock,
         observer: tracing ? tracing.observer(telemetry.observer) : telemetry.observer,
-        operationalRoutes: telemetry.operationalRoutes,
+        // The web console's page and assets, beside the scrape route; its data comes through the API with a key.
+        operationalRoutes: [...telemetry.operationalRoutes, ...consoleRoutes()],
         ...(tracing ? { traceCall: tracing.traceCall } : {}),
       });
     }

@@ -16,7 +16,7 @@ step "the lock file is what npm install writes"
 bash test/tools/check-lockfile.sh
 
 step "typecheck"
-npx tsc -p tsconfig.json --noEmit
+npm run --silent typecheck
 
 step "lint"
 npx buf lint
@@ -30,6 +30,9 @@ if ! bash test/infra/infra.sh status >/dev/null 2>&1; then
   trap 'bash test/infra/infra.sh down >/dev/null 2>&1 || true' EXIT
 fi
 bash test/infra/infra.sh up
+
+step "a browser for the console tests"
+bash test/infra/browser.sh
 
 step "tests"
 report_dir="$(mktemp -d)"

@@ -1,0 +1,3 @@
+export function RequestsPage({ query }: { query: URLSearchParams }) {
+  return <h1>Requests {query.toString()}</h1>;
+}

@@ -1,0 +1,3 @@
+export function SendPage() {
+  return <h1>SendPage</h1>;
+}

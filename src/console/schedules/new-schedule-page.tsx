@@ -1,0 +1,3 @@
+export function NewSchedulePage() {
+  return <h1>NewSchedulePage</h1>;
+}

@@ -1,0 +1,3 @@
+export function SchedulePage({ id }: { id: string }) {
+  return <h1>Schedule {id}</h1>;
+}

@@ -1,0 +1,3 @@
+export function SchedulesPage({ query }: { query: URLSearchParams }) {
+  return <h1>Schedules {query.toString()}</h1>;
+}

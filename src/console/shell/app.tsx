@@ -1,0 +1,100 @@
+import { useMemo, useState } from 'preact/hooks';
+import { RequestPage } from '../requests/request-page.js';
+import { RequestsPage } from '../requests/requests-page.js';
+import { SendPage } from '../requests/send-page.js';
+import { NewSchedulePage } from '../schedules/new-schedule-page.js';
+import { SchedulePage } from '../schedules/schedule-page.js';
+import { SchedulesPage } from '../schedules/schedules-page.js';
+import { forgetApiKey, storedApiKey, storeApiKey } from './api-key.js';
+import { SessionContext, type ConsoleSession } from './context.js';
+import { consoleApi } from './ferry-api.js';
+import { hrefOf, useRoute, type Route } from './router.js';
+import { SignIn } from './sign-in.js';
+
+export function App() {
+  const [apiKey, setApiKey] = useState(storedApiKey);
+  const [reason, setReason] = useState<string | null>(null);
+  const route = useRoute();
+
+  const session = useMemo<ConsoleSession | null>(() => {
+    if (apiKey === null) return null;
+    return {
+      api: consoleApi(apiKey),
+      keyRefused: () => {
+        forgetApiKey();
+        setReason('Ferry no longer accepts that API key (401). Sign in with a valid key.');
+        setApiKey(null);
+      },
+    };
+  }, [apiKey]);
+
+  if (session === null) {
+    return (
+      <SignIn
+        reason={reason}
+        onSignedIn={(key) => {
+          storeApiKey(key);
+          setReason(null);
+          setApiKey(key);
+        }}
+      />
+    );
+  }
+  const signOut = () => {
+    forgetApiKey();
+    setReason('Signed out.');
+    setApiKey(null);
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <header class="top">
+        <a class="brand" href={hrefOf({ page: 'requests', query: new URLSearchParams() })}>
+          Ferry
+        </a>
+        <nav aria-label="Sections">
+          <NavLink route={route} to={{ page: 'requests', query: new URLSearchParams() }} also={['request']}>
+            Requests
+          </NavLink>
+          <NavLink route={route} to={{ page: 'send' }}>
+            Send
+          </NavLink>
+          <NavLink route={route} to={{ page: 'schedules', query: new URLSearchParams() }} also={['schedule', 'new-schedule']}>
+            Schedules
+          </NavLink>
+        </nav>
+        <button type="button" class="sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main class="page">
+        <Page route={route} />
+      </main>
+    </SessionContext.Provider>
+  );
+}
+
+function NavLink({ route, to, also = [], children }: { route: Route; to: Route; also?: Route['page'][]; children: string }) {
+  const current = route.page === to.page || also.includes(route.page);
+  return (
+    <a href={hrefOf(to)} aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'requests':
+      return <RequestsPage query={route.query} />;
+    case 'request':
+      return <RequestPage id={route.id} />;
+    case 'send':
+      return <SendPage />;
+    case 'schedules':
+      return <SchedulesPage query={route.query} />;
+    case 'new-schedule':
+      return <NewSchedulePage />;
+    case 'schedule':
+      return <SchedulePage id={route.id} />;
+  }
+}
