@@ -67,7 +67,7 @@ describe('signing in and out', () => {
     await c.page.getByRole('button', { name: 'Sign in' }).click();
     const alert = c.page.getByRole('alert');
     await expect.poll(() => alert.textContent()).toContain('The API key was not accepted (401');
-    expect(await c.page.evaluate(() => sessionStorage.length + localStorage.length)).toBe(0);
+    expect(await c.page.evaluate('sessionStorage.length + localStorage.length')).toBe(0);
     expect(await c.context.cookies()).toEqual([]);
     await c.screenshot('sign-in-wrong-key');
     // The failed sign-in's 401 is the only console error the browser may report: it logs failed fetches itself.
@@ -78,7 +78,7 @@ describe('signing in and out', () => {
   it('keeps the key in this tab only, across reloads, until sign out', async () => {
     const c = await browser.openConsole(f.ferry.baseUrl);
     await signIn(c.page, f.apiKey);
-    const stored = await c.page.evaluate(() => ({ session: Object.values(sessionStorage), local: localStorage.length }));
+    const stored = await c.page.evaluate('({ session: Object.values(sessionStorage), local: localStorage.length })');
     expect(stored).toEqual({ session: [f.apiKey], local: 0 });
     expect(await c.context.cookies()).toEqual([]);
     await c.page.reload();
@@ -90,7 +90,7 @@ describe('signing in and out', () => {
     await other.close();
     await c.page.getByRole('button', { name: 'Sign out' }).click();
     await c.page.getByLabel('API key').waitFor();
-    expect(await c.page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await c.page.evaluate('sessionStorage.length')).toBe(0);
     expect(c.problems()).toEqual([]);
     await c.close();
   });
