@@ -34,6 +34,8 @@ export interface Config {
   readonly delivery: DeliveryConfig;
   readonly log: { readonly level: LogLevel };
   readonly metrics: MetricsConfig;
+  /** Serve the web console at `/console/` on the HTTP port (its data still needs an API key). */
+  readonly consoleEnabled: boolean;
   readonly tracing: TracingConfig;
 }
 
@@ -148,6 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     log: Object.freeze({ level: read.oneOf('FERRY_LOG_LEVEL', LOG_LEVELS) }),
     metrics: Object.freeze({ enabled: read.bool('FERRY_METRICS_ENABLED'), port: metricsPort }),
+    consoleEnabled: read.bool('FERRY_CONSOLE_ENABLED'),
     tracing: tracing(env),
   });
 }

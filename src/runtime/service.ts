@@ -235,7 +235,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         clock,
         observer: tracing ? tracing.observer(telemetry.observer) : telemetry.observer,
         // The web console's page and assets, beside the scrape route; its data comes through the API with a key.
-        operationalRoutes: [...telemetry.operationalRoutes, ...consoleRoutes()],
+        operationalRoutes: [...telemetry.operationalRoutes, ...(config.consoleEnabled ? consoleRoutes() : [])],
         ...(tracing ? { traceCall: tracing.traceCall } : {}),
       });
     }

@@ -95,3 +95,15 @@ describe('signing in and out', () => {
     await c.close();
   });
 });
+
+describe('an operator can turn the console off', () => {
+  const f = useFerry({ env: { FERRY_CONSOLE_ENABLED: 'false' } });
+
+  it('serves nothing at /console/ with FERRY_CONSOLE_ENABLED=false, and the API answers as before', async () => {
+    const res = await fetch(`${f.ferry.baseUrl}/console/`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-security-policy')).toBeNull();
+    expect((await res.json()).error.code).toBe('ROUTE_NOT_FOUND');
+    expect((await f.api.call('GET', '/requests')).status).toBe(200);
+  });
+});
