@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { NARROW, signIn, useConsoleBrowser } from '../support/console-browser.js';
+import { DEST, useFerry } from '../support/fixture.js';
+
+/** Requests to look at: accepted with a delay, so nothing delivers them while the page is open. */
+async function someRequests(f: ReturnType<typeof useFerry>, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await f.api.create({ url: `${DEST}/${i}`, body: { n: i }, delay: '1h' });
+    expect(res.status).toBe(202);
+    ids.push((res.body.data as { id: string }).id);
+  }
+  return ids;
+}
+
+describe('the console at work: keyboard, narrow screens, times and IDs', () => {
+  const f = useFerry();
+  const browser = useConsoleBrowser();
+
+  it('can be used with the keyboard alone, from sign-in to every section', async () => {
+    await someRequests(f, 2);
+    const c = await browser.openConsole(f.ferry.baseUrl);
+    // The key field has the focus on arrival; Enter signs in.
+    await c.page.keyboard.type(f.apiKey);
+    await c.page.keyboard.press('Enter');
+    await c.page.getByRole('navigation', { name: 'Sections' }).waitFor();
+    const reached: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await c.page.keyboard.press('Tab');
+      reached.push(await c.page.evaluate('document.activeElement ? document.activeElement.textContent.trim() : ""'));
+    }
+    expect(reached).toEqual(expect.arrayContaining(['Requests', 'Send', 'Schedules', 'Sign out']));
+    // A focused link opens with Enter: the focus is on a real link, not a clickable box.
+    await c.page.getByRole('link', { name: 'Schedules', exact: true }).focus();
+    await c.page.keyboard.press('Enter');
+    await expect.poll(() => c.page.evaluate('location.hash')).toMatch(/^#\/schedules/);
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
+
+  it('shows times both relative and absolute, and copies an ID', async () => {
+    const [id] = await someRequests(f, 1);
+    const c = await browser.openConsole(f.ferry.baseUrl);
+    await c.context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await signIn(c.page, f.apiKey);
+    const row = c.page.getByRole('row').filter({ hasText: id! });
+    await row.waitFor();
+    const time = row.locator('time').first();
+    expect(await time.locator('.rel').textContent()).toMatch(/ago|now|in \d/);
+    expect(await time.locator('.abs').textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z$/);
+    await row.getByRole('button', { name: `Copy ${id}` }).click();
+    await expect.poll(() => c.page.evaluate('navigator.clipboard.readText()')).toBe(id);
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
+
+  it('stays readable on a narrow screen: nothing wider than the window but scrollable tables', async () => {
+    await someRequests(f, 3);
+    const c = await browser.openConsole(f.ferry.baseUrl, { viewport: NARROW });
+    await signIn(c.page, f.apiKey);
+    await c.page.getByRole('row').nth(1).waitFor();
+    const overflow = await c.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await c.screenshot('requests-narrow');
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
+});
