@@ -103,7 +103,7 @@ describe('an operator can turn the console off', () => {
     const res = await fetch(`${f.ferry.baseUrl}/console/`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-security-policy')).toBeNull();
-    expect((await res.json()).error.code).toBe('ROUTE_NOT_FOUND');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ROUTE_NOT_FOUND');
     expect((await f.api.call('GET', '/requests')).status).toBe(200);
   });
 });
