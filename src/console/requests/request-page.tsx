@@ -1,3 +1,154 @@
+import type { RequestDetail } from '../../../sdk/src/types.js';
+import { useSession } from '../shell/context.js';
+import { hrefOf } from '../shell/router.js';
+import { CopyId } from '../ui/copy-id.js';
+import { ErrorNotice } from '../ui/error-notice.js';
+import { KeyValues } from '../ui/key-values.js';
+import { StatusBadge } from '../ui/status-badge.js';
+import { Time } from '../ui/time.js';
+import { useNow } from '../ui/use-now.js';
+import { usePolled } from '../ui/use-polled.js';
+import { AttemptTimeline } from './attempt-timeline.js';
+import { RequestActions } from './request-actions.js';
+import { RequestHeadline } from './request-headline.js';
+import './requests.css';
+
+/** How often an open request that has not ended is read again. */
+const LIVE_EVERY_MS = 2_000;
+
+const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+
 export function RequestPage({ id }: { id: string }) {
-  return <h1>Request {id}</h1>;
+  // A new ID is a new page: nothing of the previous request (its answers to actions) may linger.
+  return <RequestView key={id} id={id} />;
+}
+
+function RequestView({ id }: { id: string }) {
+  const { api } = useSession();
+  const polled = usePolled(() => api.reads.requests.get(id), [id], {
+    everyMs: LIVE_EVERY_MS,
+    settled: (r: RequestDetail) => r.status !== null && ENDED.has(r.status),
+  });
+  const request = polled.data;
+  // Re-renders now and then, so relative times move on after polling has stopped.
+  useNow(10_000);
+
+  if (request === null) {
+    if (polled.error?.status === 404) {
+      return (
+        <>
+          <BackLink />
+          <h1>No such request in this project</h1>
+          <div class="notice error" role="alert">
+            <strong>
+              <code>{id}</code> was not found.
+            </strong>
+            <p>It may belong to another project (the API key chooses the project), be mistyped, or have passed the project's history retention.</p>
+          </div>
+        </>
+      );
+    }
+    return (
+      <>
+        <BackLink />
+        <h1>Request</h1>
+        {polled.error ? <ErrorNotice error={polled.error} /> : <p class="muted">Loading…</p>}
+      </>
+    );
+  }
+
+  return (
+    <>
+      <BackLink />
+      <div class="spread request-title">
+        <h1>
+          Request <CopyId id={request.id} />
+        </h1>
+        {request.status ? <StatusBadge status={request.status} /> : null}
+      </div>
+      {polled.error ? <ErrorNotice error={polled.error} /> : null}
+      <RequestHeadline request={request} />
+      <RequestActions request={request} onChanged={polled.refresh} />
+
+      <h2>Attempts</h2>
+      <AttemptTimeline request={request} />
+
+      <h2>Definition</h2>
+      <section class="panel" aria-label="Definition">
+        <dl class="facts">
+          <dt>URL</dt>
+          <dd>
+            <code class="url-text">{request.url}</code>
+          </dd>
+          <dt>Method</dt>
+          <dd>{request.method}</dd>
+          <dt>Body</dt>
+          <dd>
+            {request.content_type === '' ? <span class="muted">No body.</span> : <code>{request.content_type}</code>}{' '}
+            <span class="muted">Ferry delivers the stored body but never returns it.</span>
+          </dd>
+          <dt>Queue</dt>
+          <dd>{request.queue}</dd>
+          <dt>Retries</dt>
+          <dd>
+            {request.max_attempts} {request.max_attempts === 1 ? 'attempt' : 'attempts'} in all, exponential backoff
+          </dd>
+          <dt>Timeout</dt>
+          <dd>{request.timeout_seconds} s per attempt</dd>
+          <dt>Source</dt>
+          <dd>
+            <Source request={request} />
+          </dd>
+        </dl>
+        <h3>Headers</h3>
+        <KeyValues entries={request.headers} label="Headers" empty="No destination headers." />
+        <h3>Metadata</h3>
+        <KeyValues entries={request.metadata} label="Metadata" empty="No metadata." />
+      </section>
+
+      <h2>Times</h2>
+      <section class="panel" aria-label="Times">
+        <dl class="facts">
+          <dt>Created</dt>
+          <dd><Time value={request.created_at} /></dd>
+          <dt>Scheduled for</dt>
+          <dd><Time value={request.scheduled_at} /></dd>
+          <dt>First attempt started</dt>
+          <dd><Time value={request.started_at} /></dd>
+          <dt>Ended</dt>
+          <dd><Time value={request.completed_at} /></dd>
+          <dt>Cancelled</dt>
+          <dd><Time value={request.cancelled_at} /></dd>
+          <dt>Last changed</dt>
+          <dd><Time value={request.updated_at} /></dd>
+        </dl>
+      </section>
+    </>
+  );
+}
+
+function Source({ request }: { request: RequestDetail }) {
+  if (request.schedule_id !== null) {
+    return (
+      <>
+        Schedule <CopyId id={request.schedule_id} href={hrefOf({ page: 'schedule', id: request.schedule_id })} />
+      </>
+    );
+  }
+  if (request.replayed_from_request_id !== null) {
+    return (
+      <>
+        Replay of <CopyId id={request.replayed_from_request_id} href={hrefOf({ page: 'request', id: request.replayed_from_request_id })} />
+      </>
+    );
+  }
+  return <>API</>;
+}
+
+function BackLink() {
+  return (
+    <p class="back">
+      <a href={hrefOf({ page: 'requests', query: new URLSearchParams() })}>← All requests</a>
+    </p>
+  );
 }

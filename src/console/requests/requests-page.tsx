@@ -1,3 +1,181 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { RequestSummary } from '../../../sdk/src/types.js';
+import { useSession } from '../shell/context.js';
+import { hrefOf, navigate } from '../shell/router.js';
+import { CopyId } from '../ui/copy-id.js';
+import { ErrorNotice } from '../ui/error-notice.js';
+import { Pager } from '../ui/pager.js';
+import { StatusBadge } from '../ui/status-badge.js';
+import { Time } from '../ui/time.js';
+import { usePolled } from '../ui/use-polled.js';
+import { filterKeyOf, hasFilters, listQueryOf } from './list-query.js';
+import { RequestFilters } from './request-filters.js';
+import './requests.css';
+
+/** How often the open list is read again, so statuses move on screen as deliveries happen. */
+const LIVE_EVERY_MS = 3_000;
+
 export function RequestsPage({ query }: { query: URLSearchParams }) {
-  return <h1>Requests {query.toString()}</h1>;
+  const { api } = useSession();
+  const queryText = query.toString();
+  const cursor = query.get('cursor') ?? '';
+  const filterKey = filterKeyOf(query);
+  // The cursors of the newer pages already seen, to step back through: the API pages forward only.
+  const [trail, setTrail] = useState<string[]>([]);
+  useEffect(() => setTrail([]), [filterKey]);
+
+  const polled = usePolled(async () => await api.reads.requests.list(listQueryOf(query)), [queryText], { everyMs: LIVE_EVERY_MS });
+  const list = polled.data;
+
+  const goTo = (nextCursor: string) => {
+    const next = new URLSearchParams(query);
+    if (nextCursor === '') next.delete('cursor');
+    else next.set('cursor', nextCursor);
+    navigate({ page: 'requests', query: next });
+  };
+
+  return (
+    <>
+      <div class="spread">
+        <h1>Requests</h1>
+        <span class="row">
+          <span class="muted live-note">Live: refreshed every {LIVE_EVERY_MS / 1_000} s</span>
+          <a class="button-link" href={hrefOf({ page: 'send' })}>
+            Send a test request
+          </a>
+        </span>
+      </div>
+      <RequestFilters query={query} />
+      {polled.error ? <ErrorNotice error={polled.error} /> : null}
+      {list === null ? (
+        polled.error ? null : <p class="muted">Loading…</p>
+      ) : (
+        <>
+          {list.has_hidden_history ? (
+            <p class="notice">
+              Ended requests created before <Time value={list.history_cutoff_at} /> are past this project's {list.history_retention_days}-day
+              history and no longer listed.
+            </p>
+          ) : null}
+          {list.items.length === 0 ? (
+            <EmptyList filtered={hasFilters(query)} paged={cursor !== ''} />
+          ) : (
+            <RequestTable items={list.items} />
+          )}
+          <Pager
+            onFirstPage={cursor === ''}
+            hasNewer={trail.length > 0}
+            onNewer={() => {
+              const previous = trail[trail.length - 1] ?? '';
+              setTrail(trail.slice(0, -1));
+              goTo(previous);
+            }}
+            onNewest={() => {
+              setTrail([]);
+              goTo('');
+            }}
+            nextCursor={list.next_cursor}
+            onNext={(next) => {
+              setTrail([...trail, cursor]);
+              goTo(next);
+            }}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function RequestTable({ items }: { items: RequestSummary[] }) {
+  const now = Date.now();
+  return (
+    <div class="table-wrap">
+      <table class="requests">
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">ID</th>
+            <th scope="col">Method</th>
+            <th scope="col">URL</th>
+            <th scope="col">Created</th>
+            <th scope="col">Next / ended</th>
+            <th scope="col" class="wide">
+              Source
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((r) => (
+            <tr key={r.id}>
+              <td>{r.status ? <StatusBadge status={r.status} /> : <span class="muted">—</span>}</td>
+              <td>
+                <CopyId id={r.id} href={hrefOf({ page: 'request', id: r.id })} />
+              </td>
+              <td>
+                <code>{r.method}</code>
+              </td>
+              <td class="url">{r.url}</td>
+              <td>
+                <Time value={r.created_at} now={now} />
+              </td>
+              <td>
+                <NextOrEnded request={r} now={now} />
+              </td>
+              <td class="wide">
+                <SourceCell request={r} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** What the list can say about "when": the due time of a delayed request, the end of an ended one. */
+function NextOrEnded({ request, now }: { request: RequestSummary; now: number }) {
+  switch (request.status) {
+    case 'scheduled':
+      return (
+        <>
+          due <Time value={request.scheduled_at} now={now} />
+        </>
+      );
+    case 'queued':
+      return <span>{request.started_at === null ? 'first attempt due now' : 'retry pending'}</span>;
+    case 'delivering':
+      return <span>attempt under way</span>;
+    default:
+      return request.completed_at !== null ? <Time value={request.completed_at} now={now} /> : <span class="muted">—</span>;
+  }
+}
+
+function SourceCell({ request }: { request: RequestSummary }) {
+  if (request.schedule_id !== null) return <a href={hrefOf({ page: 'schedule', id: request.schedule_id })}>schedule</a>;
+  if (request.replayed_from_request_id !== null) {
+    return <a href={hrefOf({ page: 'request', id: request.replayed_from_request_id })}>replay</a>;
+  }
+  return <span class="muted">API</span>;
+}
+
+function EmptyList({ filtered, paged }: { filtered: boolean; paged: boolean }) {
+  if (filtered || paged) {
+    return (
+      <div class="notice empty">
+        <strong>No request matches {paged ? 'on this page' : 'these filters'}.</strong>
+        <p>
+          Widen the filters, or <a href={hrefOf({ page: 'requests', query: new URLSearchParams() })}>clear them</a> to see every request.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div class="notice empty">
+      <strong>No requests yet.</strong>
+      <p>
+        <a href={hrefOf({ page: 'send' })}>Send a test request</a>, or call <code>POST /send</code> or <code>POST /requests</code> with this
+        project's API key: requests appear here as soon as Ferry accepts them, and their statuses change live.
+      </p>
+    </div>
+  );
 }

@@ -1,42 +1,6 @@
-/** Times as the console shows them: relative ("3 min ago", "in 2 h") with the absolute time beside it. */
-const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
-  ['second', 1_000],
-];
+import { relativeTime, utcText } from './time-text.js';
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'short' });
-
-export function relativeTime(at: number, now: number): string {
-  const delta = at - now;
-  for (const [unit, ms] of UNITS) {
-    if (Math.abs(delta) >= ms || unit === 'second') return relative.format(Math.round(delta / ms), unit);
-  }
-  return '';
-}
-
-/** An ISO time in UTC, to the second: what the API gives, without its milliseconds noise. */
-export function utcText(at: number): string {
-  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z').replace('T', ' ');
-}
-
-/** A time in a named zone with its offset, e.g. `2026-03-29 03:00 GMT+2`. */
-export function zonedText(at: number, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    timeZoneName: 'shortOffset',
-  }).formatToParts(new Date(at));
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')} ${get('timeZoneName')}`;
-}
+export { relativeTime, utcText, zonedText } from './time-text.js';
 
 /** A time shown both ways; null or missing shows a dash. */
 export function Time({ value, now }: { value: string | null | undefined; now?: number }) {

@@ -1,0 +1,55 @@
+import type { ListRequestsQuery } from '../../../sdk/src/types.js';
+
+/** The filters of `GET /requests` the list page keeps in its address, with the API's own names. */
+export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'from', 'to'] as const;
+export type FilterName = (typeof FILTER_NAMES)[number];
+
+export const STATUSES = ['scheduled', 'queued', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const SOURCES = [
+  ['api', 'API'],
+  ['recurring', 'Schedule'],
+  ['replay', 'Replay'],
+] as const;
+export const PAGE_SIZES = ['20', '50', '100'] as const;
+
+/**
+ * The address's query as the API's list query. Values go through unchanged, even ones the form would never
+ * produce (a hand-edited address): the API is the judge, and its 422 is shown rather than the value dropped.
+ */
+export function listQueryOf(query: URLSearchParams): ListRequestsQuery {
+  const out: Record<string, string | number> = {};
+  for (const name of [...FILTER_NAMES, 'cursor']) {
+    const value = query.get(name);
+    if (value !== null && value !== '') out[name] = value;
+  }
+  const limit = query.get('limit');
+  if (limit !== null && limit !== '') out.limit = /^\d+$/.test(limit) ? Number(limit) : (limit as unknown as number);
+  return out as ListRequestsQuery;
+}
+
+/** The address's query without paging: what identifies "the same filters" across pages. */
+export function filterKeyOf(query: URLSearchParams): string {
+  const kept = new URLSearchParams([...query].filter(([name]) => name !== 'cursor'));
+  kept.sort();
+  return kept.toString();
+}
+
+export function hasFilters(query: URLSearchParams): boolean {
+  return FILTER_NAMES.some((name) => (query.get(name) ?? '') !== '');
+}
+
+/** `2026-11-25T09:00:00Z` → `2026-11-25T09:00:00`, for a datetime-local input read as UTC; '' when not that shape. */
+export function utcInputValue(rfc3339: string | null): string {
+  if (rfc3339 === null || rfc3339 === '') return '';
+  const at = Date.parse(rfc3339);
+  if (Number.isNaN(at)) return '';
+  return new Date(at).toISOString().slice(0, 19);
+}
+
+/** A datetime-local value read as UTC → RFC 3339 (`2026-11-25T09:00` → `2026-11-25T09:00:00Z`); '' stays ''. */
+export function rfc3339OfUtcInput(value: string): string {
+  if (value === '') return '';
+  const withSeconds = /T\d\d:\d\d$/.test(value) ? `${value}:00` : value;
+  return `${withSeconds.replace(/\.\d+$/, '')}Z`;
+}

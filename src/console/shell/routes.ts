@@ -1,0 +1,44 @@
+/**
+ * The console's places, kept in the URL's fragment so that every page can be bookmarked, reloaded and shared
+ * without the server knowing the console's routes: `#/requests?status=failed`, `#/requests/<id>`, `#/send`,
+ * `#/schedules`, `#/schedules/new`, `#/schedules/<id>`.
+ */
+export type Route =
+  | { readonly page: 'requests'; readonly query: URLSearchParams }
+  | { readonly page: 'request'; readonly id: string }
+  | { readonly page: 'send' }
+  | { readonly page: 'schedules'; readonly query: URLSearchParams }
+  | { readonly page: 'new-schedule' }
+  | { readonly page: 'schedule'; readonly id: string };
+
+export function parseRoute(hash: string): Route {
+  const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const query = new URLSearchParams(search);
+  if (parts[0] === 'requests' && parts[1] !== undefined) return { page: 'request', id: parts[1] };
+  if (parts[0] === 'send') return { page: 'send' };
+  if (parts[0] === 'schedules' && parts[1] === 'new') return { page: 'new-schedule' };
+  if (parts[0] === 'schedules' && parts[1] !== undefined) return { page: 'schedule', id: parts[1] };
+  if (parts[0] === 'schedules') return { page: 'schedules', query };
+  return { page: 'requests', query };
+}
+
+/** The fragment (with its `#`) that leads to a place; query entries with empty values are left out. */
+export function hrefOf(route: Route): string {
+  switch (route.page) {
+    case 'request':
+      return `#/requests/${encodeURIComponent(route.id)}`;
+    case 'schedule':
+      return `#/schedules/${encodeURIComponent(route.id)}`;
+    case 'send':
+      return '#/send';
+    case 'new-schedule':
+      return '#/schedules/new';
+    case 'requests':
+    case 'schedules': {
+      const query = new URLSearchParams([...route.query].filter(([, v]) => v !== ''));
+      const search = query.toString();
+      return `#/${route.page}${search === '' ? '' : `?${search}`}`;
+    }
+  }
+}
