@@ -1,8 +1,9 @@
 /** Milliseconds in the words a person reads at a glance: `800 ms`, `2 s`, `1.5 s`, `3 min 20 s`, `2 h 5 min`, `3 d`. */
 export function durationText(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return `${ms} ms`;
-  if (ms < 1_000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) {
+  // The limits are where rounding would reach the next unit, so never "1000 ms" or "60 s".
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
+  if (ms < 59_500) {
     const seconds = ms / 1_000;
     return `${seconds < 10 ? trimmed(seconds, 1) : Math.round(seconds)} s`;
   }

@@ -39,13 +39,14 @@ function plainList(field: string, max: number): number[] | null {
   return parts.every((p): p is number => p !== null) ? parts : null;
 }
 
-/** Weekday field with names and 7 for Sunday: "1-5", "MON-FRI", "0,6", "1,3". Answers the days 0–6, or null. */
+/**
+ * Weekday field with names and 7 for Sunday: "1-5", "MON-FRI", "0,6", "FRI-7". Answers the days 0–6, or null.
+ * Ranges are read on 0–7 as the API reads them (so `7-7` is Sunday alone) and only then folded onto 0–6.
+ */
 function weekdays(field: string): number[] | null {
   const day = (text: string): number | null => {
     const named = DAY_NAMES.indexOf(text.toLowerCase());
-    if (named >= 0) return named;
-    const n = plain(text, 7);
-    return n === null ? null : n % 7;
+    return named >= 0 ? named : plain(text, 7);
   };
   const days = new Set<number>();
   for (const part of field.split(',')) {
@@ -53,14 +54,8 @@ function weekdays(field: string): number[] | null {
     if (extra !== undefined || from === undefined) return null;
     const a = day(from);
     const b = to === undefined ? a : day(to);
-    if (a === null || b === null) return null;
-    if (to !== undefined && to.trim() === '7') {
-      for (let d = a; d <= 6; d++) days.add(d);
-      days.add(0);
-      continue;
-    }
-    if (b < a) return null;
-    for (let d = a; d <= b; d++) days.add(d);
+    if (a === null || b === null || b < a) return null;
+    for (let d = a; d <= b; d++) days.add(d % 7);
   }
   return [...days].sort((x, y) => x - y);
 }
@@ -102,10 +97,10 @@ export function cronInWords(expression: string): string | null {
 
   const minute = plain(min, 59);
   if (minute === null) return null;
-  const past = minute === 0 ? 'on the hour' : `at ${minute} minutes past`;
+  const past = minute === 0 ? 'on the hour' : `at ${minute} minute${minute === 1 ? '' : 's'} past`;
   if (hour === '*' && dateFree) return `Every hour, ${past}`;
   const everyHours = evenStep(hour, 24);
-  if (everyHours !== null && dateFree) return `Every ${everyHours} hours, ${past}`;
+  if (everyHours !== null && dateFree) return everyHours === 1 ? `Every hour, ${past}` : `Every ${everyHours} hours, ${past}`;
 
   const hours = plainList(hour, 23);
   if (hours === null) return null;

@@ -13,7 +13,7 @@ export type Route =
 
 export function parseRoute(hash: string): Route {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = path.split('/').filter(Boolean).map(decodedPart);
   const query = new URLSearchParams(search);
   if (parts[0] === 'requests' && parts[1] !== undefined) return { page: 'request', id: parts[1] };
   if (parts[0] === 'send') return { page: 'send' };
@@ -21,6 +21,15 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'schedules' && parts[1] !== undefined) return { page: 'schedule', id: parts[1] };
   if (parts[0] === 'schedules') return { page: 'schedules', query };
   return { page: 'requests', query };
+}
+
+/** A path segment decoded; a hand-edited address with a stray `%` keeps the segment as written instead of failing. */
+function decodedPart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** The fragment (with its `#`) that leads to a place; query entries with empty values are left out. */

@@ -10,8 +10,11 @@ const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto', style: 'sh
 
 export function relativeTime(at: number, now: number): string {
   const delta = at - now;
-  for (const [unit, ms] of UNITS) {
-    if (Math.abs(delta) >= ms || unit === 'second') return relative.format(Math.round(delta / ms), unit);
+  for (const [i, [unit, ms]] of UNITS.entries()) {
+    // A unit is taken from where the next smaller one would round up to a whole of it, so never "in 60 sec.";
+    // halves round away from zero on both sides of now.
+    const smaller = UNITS[i + 1]?.[1] ?? 0;
+    if (Math.abs(delta) >= ms - smaller / 2 || unit === 'second') return relative.format(Math.sign(delta) * Math.round(Math.abs(delta) / ms), unit);
   }
   return '';
 }

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { filterKeyOf, hasFilters, listQueryOf, rfc3339OfUtcInput, utcInputValue } from '../../src/console/requests/list-query.js';
+
+const q = (init: string) => new URLSearchParams(init);
+
+describe('listQueryOf', () => {
+  it('passes the filters, the cursor and the page size under the API names', () => {
+    expect(listQueryOf(q('status=failed&search=order%2042&method=POST&source=recurring&from=2026-11-25T09:00:00Z&to=2026-11-26T09:00:00Z&cursor=abc&limit=50'))).toEqual({
+      status: 'failed',
+      search: 'order 42',
+      method: 'POST',
+      source: 'recurring',
+      from: '2026-11-25T09:00:00Z',
+      to: '2026-11-26T09:00:00Z',
+      cursor: 'abc',
+      limit: 50,
+    });
+  });
+
+  it('leaves out empty values and names the list does not know', () => {
+    expect(listQueryOf(q('status=&search=&limit=&cursor=&page=3&sort=asc'))).toEqual({});
+    expect(listQueryOf(q(''))).toEqual({});
+  });
+
+  it('passes values the form would never produce unchanged, for the API to judge', () => {
+    expect(listQueryOf(q('status=exploded&method=brew&from=yesterday'))).toEqual({ status: 'exploded', method: 'brew', from: 'yesterday' });
+    expect(listQueryOf(q('limit=lots')).limit).toBe('lots');
+    expect(listQueryOf(q('limit=-1')).limit).toBe('-1');
+    expect(listQueryOf(q('limit=0')).limit).toBe(0);
+  });
+
+  it('takes the first of repeated values', () => {
+    expect(listQueryOf(q('status=failed&status=queued'))).toEqual({ status: 'failed' });
+  });
+});
+
+describe('filterKeyOf', () => {
+  it('is the same across pages of the same filters, whatever their order', () => {
+    expect(filterKeyOf(q('status=failed&method=POST&cursor=one'))).toBe(filterKeyOf(q('method=POST&cursor=two&status=failed')));
+    expect(filterKeyOf(q('status=failed&cursor=one'))).toBe('status=failed');
+  });
+
+  it('differs when a filter or the page size differs', () => {
+    expect(filterKeyOf(q('status=failed'))).not.toBe(filterKeyOf(q('status=queued')));
+    expect(filterKeyOf(q('status=failed&limit=20'))).not.toBe(filterKeyOf(q('status=failed&limit=50')));
+  });
+});
+
+describe('hasFilters', () => {
+  it('is true only when some filter has a value', () => {
+    expect(hasFilters(q(''))).toBe(false);
+    expect(hasFilters(q('cursor=abc&limit=50'))).toBe(false);
+    expect(hasFilters(q('status=&search='))).toBe(false);
+    for (const name of ['status', 'search', 'method', 'source', 'from', 'to']) expect(hasFilters(q(`${name}=x`)), name).toBe(true);
+  });
+});
+
+describe('utcInputValue and rfc3339OfUtcInput', () => {
+  it('turns an RFC 3339 time into a datetime-local value read as UTC', () => {
+    expect(utcInputValue('2026-11-25T09:00:00Z')).toBe('2026-11-25T09:00:00');
+    expect(utcInputValue('2026-11-25T10:30:15+01:00')).toBe('2026-11-25T09:30:15');
+    expect(utcInputValue('2026-11-25T09:00:00.987Z')).toBe('2026-11-25T09:00:00');
+  });
+
+  it('gives an empty value for nothing or for text that is not a time', () => {
+    expect(utcInputValue(null)).toBe('');
+    expect(utcInputValue('')).toBe('');
+    expect(utcInputValue('yesterday')).toBe('');
+  });
+
+  it('turns a datetime-local value back into RFC 3339 in UTC, with seconds and without fractions', () => {
+    expect(rfc3339OfUtcInput('2026-11-25T09:00')).toBe('2026-11-25T09:00:00Z');
+    expect(rfc3339OfUtcInput('2026-11-25T09:00:30')).toBe('2026-11-25T09:00:30Z');
+    expect(rfc3339OfUtcInput('2026-11-25T09:00:30.250')).toBe('2026-11-25T09:00:30Z');
+    expect(rfc3339OfUtcInput('')).toBe('');
+  });
+
+  it('round-trips a whole-second time', () => {
+    for (const at of ['2026-11-25T09:00:00Z', '2027-03-28T01:59:59Z', '2026-01-01T00:00:00Z']) {
+      expect(rfc3339OfUtcInput(utcInputValue(at))).toBe(at);
+    }
+  });
+});
