@@ -880,7 +880,7 @@ export interface components {
          *     - `INVALID_METADATA`: Metadata breaks a key, value, count or size rule.
          *     - `INVALID_IDEMPOTENCY_KEY`: The idempotency key is not 1 to 255 bytes, or a required one is missing or repeated.
          *     - `INVALID_BATCH`: The batch does not hold 1 to 100 requests.
-         *     - `INVALID_FILTER`: A list filter (status, search, method, source, from, to) is invalid.
+         *     - `INVALID_FILTER`: A list filter (status, search, method, source, schedule_id, from, to) is invalid.
          *     - `INVALID_LIMIT`: The page size is not an integer from 1 to 100.
          *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
          *     - `INVALID_NAME`: The schedule name is not 1 to 120 bytes after trimming.
@@ -1013,6 +1013,8 @@ export interface operations {
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description Only requests from this source: `api`, `recurring` or `replay`. */
                 source?: "api" | "recurring" | "replay";
+                /** @description Only the requests this schedule created: a `sch_` ID. */
+                schedule_id?: string;
                 /** @description Inclusive RFC 3339 lower bound of the creation time. */
                 from?: string;
                 /** @description Exclusive RFC 3339 upper bound of the creation time; later than `from`. */

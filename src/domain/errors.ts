@@ -29,7 +29,7 @@ export const ERROR_CATALOGUE = {
   INVALID_METADATA: { status: 422, rpc: 'invalid_argument', summary: 'Metadata breaks a key, value, count or size rule.' },
   INVALID_IDEMPOTENCY_KEY: { status: 422, rpc: 'invalid_argument', summary: 'The idempotency key is not 1 to 255 bytes, or a required one is missing or repeated.' },
   INVALID_BATCH: { status: 422, rpc: 'invalid_argument', summary: 'The batch does not hold 1 to 100 requests.' },
-  INVALID_FILTER: { status: 422, rpc: 'invalid_argument', summary: 'A list filter (status, search, method, source, from, to) is invalid.' },
+  INVALID_FILTER: { status: 422, rpc: 'invalid_argument', summary: 'A list filter (status, search, method, source, schedule_id, from, to) is invalid.' },
   INVALID_LIMIT: { status: 422, rpc: 'invalid_argument', summary: 'The page size is not an integer from 1 to 100.' },
   INVALID_CURSOR: { status: 422, rpc: 'invalid_argument', summary: 'The cursor is not one this API issued for the same filters.' },
   INVALID_NAME: { status: 422, rpc: 'invalid_argument', summary: 'The schedule name is not 1 to 120 bytes after trimming.' },

@@ -13,7 +13,8 @@ const MAX_TIME = 2 ** 48 - 1;
 // The first character carries only 3 of the 48 time bits, hence [0-7].
 const ULID = '[0-7][0-9A-HJKMNP-TV-Z]{25}';
 const REQUEST_ID = new RegExp(`^req_${ULID}$`);
-const SCHEDULE_ID = new RegExp(`^sch_${ULID}$`);
+/** Also the `pattern` the API documents for a schedule ID it takes as input. */
+export const SCHEDULE_ID_PATTERN = new RegExp(`^sch_${ULID}$`);
 const PROJECT_ID = new RegExp(`^prj_${ULID}$`);
 
 // Shared by all prefixes: IDs made in the same millisecond must still sort in the order they were made.
@@ -76,7 +77,7 @@ export function isRequestId(s: string): boolean {
 }
 
 export function isScheduleId(s: string): boolean {
-  return SCHEDULE_ID.test(s);
+  return SCHEDULE_ID_PATTERN.test(s);
 }
 
 export function isProjectId(s: string): boolean {

@@ -15,6 +15,8 @@ export interface RequestListQuery {
   readonly urlContains?: string;
   readonly method?: HttpMethod;
   readonly source?: RequestSource;
+  /** Only requests created by this schedule (their `scheduleId`). */
+  readonly scheduleId?: string;
   /** Inclusive lower bound of createdAt. */
   readonly from?: number;
   /** Exclusive upper bound of createdAt. */

@@ -1,8 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/api-client.js';
+import { sharedSelfSignedCertificate } from '../support/certs.js';
+import { startDestination, type Destination } from '../support/destination.js';
 import { DEST, useFerry } from '../support/fixture.js';
+import { interval, scheduleProject, secondsAhead } from '../support/schedule-client.js';
 
 interface Summary {
   id: string;
+  schedule_id: string | null;
   url: string;
   method: string;
   status: string;
@@ -61,6 +66,9 @@ describe('GET /requests', () => {
     ['status=done', 'INVALID_FILTER', 'status'],
     ['method=get', 'INVALID_FILTER', 'method'],
     ['source=web', 'INVALID_FILTER', 'source'],
+    ['schedule_id=sch_123', 'INVALID_FILTER', 'schedule_id'],
+    ['schedule_id=req_01JQ3ZV5D2Y8K1N4M6P7R9S0TW', 'INVALID_FILTER', 'schedule_id'],
+    ['schedule_id=', 'INVALID_FILTER', 'schedule_id'],
     ['from=yesterday', 'INVALID_FILTER', 'from'],
     ['from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'INVALID_FILTER', 'to'],
     ['from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', 'INVALID_FILTER', 'to'],
@@ -113,4 +121,52 @@ describe('GET /requests', () => {
     expect(res.body.data.items).toHaveLength(50);
     expect(res.body.data.next_cursor).not.toBeNull();
   });
+});
+
+// Real time: the occurrences fire on the wall clock, so the test waits for them (with deadlines, never fixed sleeps).
+describe('GET /requests?schedule_id (schedules firing)', () => {
+  const certificate = sharedSelfSignedCertificate();
+  const f = useFerry({
+    env: { FERRY_ROLES: 'api,delivery', FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: certificate.certFile },
+  });
+  let dest: Destination;
+
+  beforeAll(async () => {
+    dest = await startDestination({ certificate });
+  });
+  afterAll(async () => {
+    await dest?.close();
+  });
+
+  it("lists the requests one schedule created, and no other schedule's or the API's", async () => {
+    const { api, schedules } = await scheduleProject(f);
+    const startsAt = secondsAhead(2000);
+    const [mine, other] = await Promise.all(
+      ['mine', 'other'].map((name) => schedules.created({ name, timing: interval(60, startsAt), request: { url: `${dest.url}/${name}` } })),
+    );
+    const sent = ((await api.send({ url: `${dest.url}/sent` })).body.data as { id: string }).id;
+    const listed = async (q: string) => {
+      const res = await api.call<Page>('GET', `/requests?${q}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data.items;
+    };
+    const occurrence = (id: string) =>
+      eventually(async () => {
+        const items = await listed(`schedule_id=${id}`);
+        return items.length > 0 ? items : undefined;
+      }, 30_000);
+
+    const [ours, theirs] = await Promise.all([occurrence(mine!.id), occurrence(other!.id)]);
+    expect(ours.map((i) => i.schedule_id)).toEqual([mine!.id]);
+    expect(ours[0]!.url).toBe(`${dest.url}/mine`);
+    expect(theirs.map((i) => i.schedule_id)).toEqual([other!.id]);
+    expect(ours[0]!.id).not.toBe(theirs[0]!.id);
+
+    const all = await listed('limit=100');
+    expect(all.map((i) => i.id).sort()).toEqual([ours[0]!.id, theirs[0]!.id, sent].sort());
+    expect(await listed(`schedule_id=${mine!.id}&source=api`)).toEqual([]);
+    expect((await listed(`schedule_id=${mine!.id}&source=recurring&method=POST`)).map((i) => i.id)).toEqual([ours[0]!.id]);
+    // A schedule this project never had, in a well-formed ID: an empty list, not an error.
+    expect(await listed(`schedule_id=${mine!.id.slice(0, -1)}${mine!.id.endsWith('0') ? '1' : '0'}`)).toEqual([]);
+  }, 60_000);
 });

@@ -254,7 +254,7 @@ describe('every bound the OpenAPI document states on input holds on the live ser
         path: '/requests/batch', query: {}, headers: { 'Idempotency-Key': key() },
         body: { requests: [{ url: DEST, idempotency_key: key(), retry: { max_attempts: 2 }, headers: { 'X-A': 'b' }, metadata: { k: 'v' } }] },
       }),
-      ListRequests: async () => ({ path: '/requests', query: { limit: '10' }, headers: {} }),
+      ListRequests: async () => ({ path: '/requests', query: { limit: '10', schedule_id: scheduled.id }, headers: {} }),
       ReplayRequest: async () => ({ path: `/requests/${cancelled.id}/replay`, query: {}, headers: { 'Idempotency-Key': key() } }),
       CreateSchedule: async () => ({ path: '/schedules', query: {}, headers: { 'Idempotency-Key': key() }, body: schedule() }),
       ListSchedules: async () => ({ path: '/schedules', query: { limit: '10' }, headers: {} }),

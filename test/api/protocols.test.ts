@@ -73,6 +73,20 @@ describe('gRPC and Connect protocols', () => {
     }
   });
 
+  it('takes the schedule filter of the list over gRPC, and refuses a malformed schedule ID as the JSON API does', async () => {
+    const unknown = await grpc.call('ListRequests', ListRequestsRequestSchema, ListRequestsResponseSchema, { scheduleId: 'sch_01JQ3ZV5D2Y8K1N4M6P7R9S0TW' });
+    if (!unknown.ok) throw unknown.error;
+    expect(unknown.value.items).toEqual([]);
+
+    const bad = await grpc.call('ListRequests', ListRequestsRequestSchema, ListRequestsResponseSchema, { scheduleId: 'sch_1' });
+    expect(!bad.ok && bad.error.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    if (bad.ok) return;
+    expect(grpcErrorDetail(bad.error)).toEqual({ code: 'INVALID_FILTER', field: 'schedule_id' });
+    const viaHttp = await f.api.call('GET', '/requests?schedule_id=sch_1');
+    expect(viaHttp.status).toBe(422);
+    expect(viaHttp.body.error).toMatchObject({ code: 'INVALID_FILTER', field: 'schedule_id', message: bad.error.details });
+  });
+
   it('maps 401 and 404 to UNAUTHENTICATED and NOT_FOUND', async () => {
     const noKey = await grpc.call('GetRequest', GetRequestRequestSchema, GetRequestResponseSchema, { requestId: 'x' }, { apiKey: null });
     expect(!noKey.ok && noKey.error.code).toBe(GrpcStatus.UNAUTHENTICATED);

@@ -73,5 +73,8 @@ describe('filterHashOf', () => {
     expect(filterHashOf({ status: 'queued' })).not.toBe(base);
     expect(filterHashOf({ status: 'failed', from: 0 })).not.toBe(base);
     expect(filterHashOf({})).not.toBe(base);
+    const schedule = filterHashOf({ status: 'failed', scheduleId: 'sch_01JQ3ZV5D2Y8K1N4M6P7R9S0TW' });
+    expect(schedule).not.toBe(base);
+    expect(filterHashOf({ status: 'failed', scheduleId: 'sch_01JQ3ZV5D2Y8K1N4M6P7R9S0TX' })).not.toBe(schedule);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newRequestId } from '../../src/domain/ids.js';
+import { newRequestId, newScheduleId } from '../../src/domain/ids.js';
 import { validateListQuery } from '../../src/domain/validation/list-query.js';
 import { expectFerryError } from './expect-ferry-error.js';
 
@@ -61,6 +61,22 @@ describe('validateListQuery', () => {
     expect(q({ search: id.toLowerCase() })).toEqual({ urlContains: id.toLowerCase(), limit: 50 });
     expect(q({ search: 'req_' })).toEqual({ urlContains: 'req_', limit: 50 });
     expect(q({ search: `${id}x` })).toEqual({ urlContains: `${id}x`, limit: 50 });
+  });
+
+  it('reads a schedule ID as the schedule filter', () => {
+    const scheduleId = newScheduleId(NOW);
+    expect(q({ scheduleId, status: 'failed' })).toEqual({ scheduleId, status: 'failed', limit: 50 });
+  });
+
+  it.each([
+    ['empty', ''],
+    ['a request ID', newRequestId(NOW)],
+    ['in lowercase', newScheduleId(NOW).toLowerCase()],
+    ['one character short', newScheduleId(NOW).slice(0, -1)],
+    ['with a trailing character', `${newScheduleId(NOW)}0`],
+    ['the bare prefix', 'sch_'],
+  ])('rejects a schedule_id that is %s, naming the field', (_, scheduleId) => {
+    expectFerryError(() => q({ scheduleId }), 'INVALID_FILTER', 'schedule_id');
   });
 
   it('ignores an empty search', () => {

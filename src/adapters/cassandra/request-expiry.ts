@@ -53,8 +53,8 @@ export class RequestExpiry {
     private readonly clock: Clock,
   ) {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
-    this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
-        VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
+    this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source, schedule_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
     const requests = session.table('requests');
     this.updateRequest = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'cancel_asked_at', 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
     this.updateAttempt = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`;
@@ -109,7 +109,9 @@ export class RequestExpiry {
     ];
     const listEntry: Statement = {
       query: this.insertListEntry,
-      params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, ttl],
+      // The schedule too: a cell not written again with the TTL would keep the entry alive after the rest expired.
+      // An entry written before entries carried it gets it here.
+      params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId ?? types.unset, ttl],
     };
     return { statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 };
   }

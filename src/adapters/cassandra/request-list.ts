@@ -25,6 +25,8 @@ interface ListEntry {
   readonly urlLower: string;
   readonly method: string;
   readonly source: string;
+  /** Null for a request no schedule created, and for every entry written before entries carried it. */
+  readonly scheduleId: string | null;
 }
 
 /** The list: walks a project's days newest first, filters on the list entries, then fetches the requests. */
@@ -39,7 +41,7 @@ export class RequestList {
     this.selectDays = `SELECT day FROM ${session.table('project_days')}
       WHERE project_id = ? AND day < ? AND day >= ? LIMIT ?`;
     // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
-    this.selectEntries = `SELECT created_at, id, url_lower, method, source FROM ${session.table('requests_by_project')}
+    this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id FROM ${session.table('requests_by_project')}
       WHERE project_id = ? AND day = ? AND (created_at, id) < (?, ?) AND (created_at) >= (?) LIMIT ?`;
   }
 
@@ -48,20 +50,26 @@ export class RequestList {
     if (q.id !== undefined) return this.byId(q, q.id);
     const found: StoredRequest[] = [];
     let pending: ListEntry[] = [];
+    // Whether a fetched request may still be dropped by a filter its entry could not answer.
+    let unsure = q.status !== undefined;
     const fetchPending = async () => {
       const fetched = await mapBounded(pending, pending.length, (e) => this.rows.requestAsRead(e.id, 'listing requests'));
       pending = [];
+      unsure = q.status !== undefined;
       for (const r of fetched) {
         if (r !== null && found.length < q.limit && visible(r, q)) found.push(r);
       }
     };
     const entryPage = Math.min(Math.max(2 * q.limit, 50), 1000);
     for await (const entry of this.entries(q.projectId, upperBound(q), q.from ?? Number.MIN_SAFE_INTEGER, entryPage)) {
-      if (!matches(entry, q)) continue;
+      const match = matches(entry, q);
+      if (match === false) continue;
       pending.push(entry);
-      // A status filter or the cutoff may drop some of the fetched requests: fetch more than strictly needed then.
+      if (match === undefined) unsure = true;
+      // A filter the entry could not answer, or the cutoff, may drop some of the fetched requests: fetch more than
+      // strictly needed then.
       const remaining = q.limit - found.length;
-      if (pending.length >= Math.min(q.status === undefined ? remaining : 2 * remaining, MAX_FETCH_AT_ONCE)) {
+      if (pending.length >= Math.min(unsure ? 2 * remaining : remaining, MAX_FETCH_AT_ONCE)) {
         await fetchPending();
         if (found.length >= q.limit) break;
       }
@@ -92,9 +100,9 @@ export class RequestList {
   private async byId(q: RequestListQuery, id: string): Promise<StoredRequest[]> {
     const r = await this.rows.requestAsRead(id, 'listing requests');
     if (r === null || r.projectId !== q.projectId || !visible(r, q)) return [];
-    const entry = { createdAt: r.createdAt, id: r.id, urlLower: lowerUrl(r.url), method: r.method, source: r.source };
+    const entry = { createdAt: r.createdAt, id: r.id, urlLower: lowerUrl(r.url), method: r.method, source: r.source, scheduleId: r.scheduleId };
     const inRange = before(entry, upperBound(q)) && (q.from === undefined || r.createdAt >= q.from);
-    return inRange && matches(entry, q) ? [r] : [];
+    return inRange && matches(entry, q) === true ? [r] : [];
   }
 
   /** A project's list entries below `below` in (createdAt, id) order, created at `from` or later, newest first. */
@@ -127,21 +135,31 @@ function entryFromRow(row: Record<string, unknown>): ListEntry {
     urlLower: row['url_lower'] as string,
     method: row['method'] as string,
     source: row['source'] as string,
+    scheduleId: (row['schedule_id'] as string | null) ?? null,
   };
 }
 
-/** The filters a list entry answers on its own. */
-function matches(e: ListEntry, q: RequestListQuery): boolean {
-  return (
+/**
+ * The filters a list entry answers on its own: false when it rules the request out, undefined when only the request
+ * can tell (a recurring request's entry written before entries carried the schedule), true otherwise.
+ */
+function matches(e: ListEntry, q: RequestListQuery): boolean | undefined {
+  const own =
     (q.method === undefined || e.method === q.method) &&
     (q.source === undefined || e.source === q.source) &&
-    (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains)))
-  );
+    (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains)));
+  if (!own || q.scheduleId === undefined) return own;
+  if (e.scheduleId !== null) return e.scheduleId === q.scheduleId;
+  return e.source === 'recurring' ? undefined : false;
 }
 
-/** The filters that need the request itself. */
+/** The filters that need the request itself; the schedule is checked again for entries that could not tell. */
 function visible(r: StoredRequest, q: RequestListQuery): boolean {
-  return (q.status === undefined || r.status === q.status) && !(isTerminal(r.status) && r.createdAt < q.terminalCutoff);
+  return (
+    (q.status === undefined || r.status === q.status) &&
+    (q.scheduleId === undefined || r.scheduleId === q.scheduleId) &&
+    !(isTerminal(r.status) && r.createdAt < q.terminalCutoff)
+  );
 }
 
 /** The exclusive upper end of the list: `after`, or creation before `to` (no ID sorts below the empty one). */

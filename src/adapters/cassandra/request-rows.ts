@@ -193,9 +193,9 @@ export function bodyValue(body: Uint8Array): Buffer {
 /** The list entry of a new request, with the immutable fields the list filters on. */
 export function insertListEntry(session: CassandraSession, r: StoredRequest): Statement {
   return {
-    query: `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source)
-      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source],
+    query: `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source, schedule_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId ?? types.unset],
   };
 }
 

@@ -141,6 +141,11 @@ export const MIGRATIONS: readonly string[] = [
   -- order, so paused ones never weigh on the firing loop's scan.
   CREATE INDEX schedules_due ON schedules (next_run_at, id) WHERE status = 'active' AND next_run_at IS NOT NULL;
   `,
+  `
+  -- A schedule's requests, newest first: the list walks it in order and stops after one page, however much else the
+  -- project holds. Only requests a schedule created are in it, so requests sent through the API add nothing to it.
+  CREATE INDEX requests_by_schedule ON requests (project_id, schedule_id, created_at DESC, id DESC) WHERE schedule_id IS NOT NULL;
+  `,
 ];
 
 /**

@@ -40,6 +40,7 @@ export class EmbeddedRequestStore implements RequestStore {
     filter(`url_lower LIKE @url ESCAPE '\\'`, 'url', urlPattern);
     filter('method = @method', 'method', q.method);
     filter('source = @source', 'source', q.source);
+    filter('schedule_id = @scheduleId', 'scheduleId', q.scheduleId);
     filter('created_at >= @from', 'from', q.from);
     filter('created_at < @to', 'to', q.to);
     if (q.after !== undefined) {

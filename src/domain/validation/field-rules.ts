@@ -1,3 +1,4 @@
+import { SCHEDULE_ID_PATTERN } from '../ids.js';
 import { HTTP_METHODS, REQUEST_SOURCES, REQUEST_STATUSES } from '../request.js';
 import {
   INTERVAL_STEP_SECONDS,
@@ -151,6 +152,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ListRequestsRequest.search': { maxBytes: MAX_SEARCH_BYTES },
   'ferry.v1.ListRequestsRequest.method': METHOD_RULE,
   'ferry.v1.ListRequestsRequest.source': { enum: REQUEST_SOURCES },
+  'ferry.v1.ListRequestsRequest.schedule_id': { pattern: SCHEDULE_ID_PATTERN },
   'ferry.v1.ListRequestsRequest.from': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.to': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.cursor': {},

@@ -1,5 +1,5 @@
 import { FerryError } from '../errors.js';
-import { isRequestId } from '../ids.js';
+import { isRequestId, isScheduleId } from '../ids.js';
 import {
   HTTP_METHODS,
   REQUEST_SOURCES,
@@ -16,6 +16,7 @@ export interface ListQueryInput {
   search?: string;
   method?: string;
   source?: string;
+  scheduleId?: string;
   from?: string;
   to?: string;
   cursor?: string;
@@ -30,6 +31,8 @@ export interface ListQuery {
   urlContains?: string;
   method?: HttpMethod;
   source?: RequestSource;
+  /** Only the requests this schedule created. */
+  scheduleId?: string;
   from?: number;
   to?: number;
   limit: number;
@@ -62,6 +65,12 @@ export function validateListQuery(input: ListQueryInput, _now: number): ListQuer
   if (method !== undefined) query.method = method;
   const source = oneOf(input.source, REQUEST_SOURCES, 'source');
   if (source !== undefined) query.source = source;
+  if (input.scheduleId !== undefined) {
+    if (typeof input.scheduleId !== 'string' || !isScheduleId(input.scheduleId)) {
+      throw new FerryError('INVALID_FILTER', 'schedule_id must be a schedule ID (sch_ followed by 26 characters).', 'schedule_id');
+    }
+    query.scheduleId = input.scheduleId;
+  }
 
   const search = input.search;
   if (search !== undefined && search !== '') {

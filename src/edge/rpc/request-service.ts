@@ -56,6 +56,7 @@ export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof
         search: req.search,
         method: req.method,
         source: req.source,
+        scheduleId: req.scheduleId,
         from: req.from,
         to: req.to,
         cursor: req.cursor,

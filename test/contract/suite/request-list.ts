@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredRequest } from '../../../src/domain/request.js';
 import type { RequestListQuery } from '../../../src/ports/requests.js';
-import { PROJECT_A, PROJECT_B, T0, aRequest, useBackend, type BackendFactory } from './harness.js';
+import { PROJECT_A, PROJECT_B, T0, aRequest, nextScheduleId, useBackend, type BackendFactory } from './harness.js';
 
 const MINUTE = 60_000;
 
@@ -47,6 +47,33 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
       expect(await ids({ source: 'replay' })).toEqual([replay.id]);
       expect(await ids({ source: 'recurring', status: 'failed', method: 'POST' })).toEqual([failed.id]);
       expect(await ids({ source: 'recurring', status: 'queued' })).toEqual([]);
+    });
+
+    it("lists only one schedule's requests, with other filters and paging, and none for an unknown schedule", async () => {
+      const [mine, other] = [nextScheduleId(), nextScheduleId()];
+      const occurrence = (scheduleId: string, m: number, status: 'queued' | 'failed') =>
+        aRequest({ source: 'recurring', scheduleId, createdAt: T0 + m * MINUTE, status, dueAt: status === 'queued' ? T0 : null });
+      const ours = Array.from({ length: 7 }, (_, m) => occurrence(mine, m % 3, m % 2 === 0 ? 'failed' : 'queued'));
+      const theirs = Array.from({ length: 5 }, (_, m) => occurrence(other, m, 'failed'));
+      const elsewhere = aRequest({ projectId: PROJECT_B, source: 'recurring', scheduleId: mine });
+      await store().insertMany([...theirs, aRequest({ status: 'failed', dueAt: null }), ...ours, elsewhere]);
+
+      const newest = [...ours].sort(newestFirst);
+      expect(await ids({ scheduleId: mine })).toEqual(newest.map((r) => r.id));
+      expect(await ids({ scheduleId: mine, status: 'failed' })).toEqual(newest.filter((r) => r.status === 'failed').map((r) => r.id));
+      expect(await ids({ scheduleId: mine, source: 'api' })).toEqual([]);
+      expect(await ids({ scheduleId: other, from: T0 + 3 * MINUTE })).toEqual([theirs[4]!.id, theirs[3]!.id]);
+      expect(await ids({ scheduleId: nextScheduleId() })).toEqual([]);
+
+      const paged: string[] = [];
+      let after: StoredRequest | undefined;
+      for (;;) {
+        const page = await store().list({ projectId: PROJECT_A, scheduleId: mine, terminalCutoff: 0, limit: 3, after });
+        paged.push(...page.map((r) => r.id));
+        if (page.length < 3) break;
+        after = page.at(-1);
+      }
+      expect(paged).toEqual(newest.map((r) => r.id));
     });
 
     it('finds URL fragments case-insensitively and takes %, _ and \\ literally', async () => {

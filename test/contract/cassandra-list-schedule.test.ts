@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { dayOf } from '../../src/adapters/cassandra/request-rows.js';
+import type { StoredRequest } from '../../src/domain/request.js';
+import { PROJECT_A, T0, aRequest, anAttempt, nextScheduleId } from './suite/harness.js';
+import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+
+const MINUTE = 60_000;
+
+// Cassandra only: list entries carry the schedule since schema version 6; older entries carry none.
+describe('Cassandra list entries and the schedule filter', () => {
+  const open = scratchCassandraBackend('list_schedule', 4);
+
+  /** Makes `r`'s list entry look as one written before entries carried the schedule. */
+  async function asBeforeMigration(r: StoredRequest): Promise<void> {
+    const { session } = open();
+    await session.execute(
+      `DELETE schedule_id FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ? AND created_at = ? AND id = ?`,
+      [r.projectId, dayOf(r.createdAt), r.createdAt, r.id],
+      'clearing a list entry schedule',
+    );
+  }
+
+  async function scheduleOfEntry(r: StoredRequest): Promise<{ scheduleId: string | null; ttl: number | null } | undefined> {
+    const { session } = open();
+    const rs = await session.read(
+      `SELECT schedule_id, TTL(schedule_id) AS ttl FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ? AND created_at = ? AND id = ?`,
+      [r.projectId, dayOf(r.createdAt), r.createdAt, r.id],
+      'reading a list entry',
+      5000,
+    );
+    const row = rs.first();
+    return row === null ? undefined : { scheduleId: row['schedule_id'] as string | null, ttl: row['ttl'] as number | null };
+  }
+
+  it("finds a schedule's requests whose entries were written before they carried it, and no one else's", async () => {
+    const { requests } = open();
+    const [mine, other] = [nextScheduleId(), nextScheduleId()];
+    const at = (m: number, overrides: Partial<StoredRequest>) => aRequest({ createdAt: T0 + m * MINUTE, ...overrides });
+    const oldMine = [at(0, { source: 'recurring', scheduleId: mine }), at(2, { source: 'recurring', scheduleId: mine, status: 'failed', dueAt: null })];
+    const newMine = [at(1, { source: 'recurring', scheduleId: mine }), at(3, { source: 'recurring', scheduleId: mine })];
+    const oldOther = at(4, { source: 'recurring', scheduleId: other });
+    const oldApi = at(5, {});
+    await requests.insertMany([...oldMine, ...newMine, oldOther, oldApi]);
+    for (const r of [...oldMine, oldOther, oldApi]) await asBeforeMigration(r);
+    expect(await scheduleOfEntry(oldMine[0]!)).toEqual({ scheduleId: null, ttl: null });
+    expect((await scheduleOfEntry(newMine[0]!))?.scheduleId).toBe(mine);
+
+    const ids = async (scheduleId: string, extra: { status?: 'failed'; limit?: number; after?: StoredRequest } = {}) =>
+      (await requests.list({ projectId: PROJECT_A, scheduleId, terminalCutoff: 0, limit: 100, ...extra })).map((r) => r.id);
+    const newest = [newMine[1]!, oldMine[1]!, newMine[0]!, oldMine[0]!].map((r) => r.id);
+    expect(await ids(mine)).toEqual(newest);
+    expect(await ids(mine, { status: 'failed' })).toEqual([oldMine[1]!.id]);
+    expect(await ids(other)).toEqual([oldOther.id]);
+
+    const paged: string[] = [];
+    let after: StoredRequest | undefined;
+    for (;;) {
+      const page = await requests.list({ projectId: PROJECT_A, scheduleId: mine, terminalCutoff: 0, limit: 1, after });
+      paged.push(...page.map((r) => r.id));
+      if (page.length < 1) break;
+      after = page.at(-1);
+    }
+    expect(paged).toEqual(newest);
+  });
+
+  it('writes the schedule again with the time to live when a request ends, into old entries too', async () => {
+    const backend = open();
+    const now = Date.now();
+    await backend.projects.createProject({ id: 'prj_contract_ttl', name: 'ttl', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 30, createdAt: now });
+    const scheduleId = nextScheduleId();
+    const [fresh, old] = [0, 1].map(() => aRequest({ projectId: 'prj_contract_ttl', source: 'recurring', scheduleId, createdAt: now, dueAt: now }));
+    await backend.requests.insertMany([fresh!, old!]);
+    await asBeforeMigration(old!);
+    for (const r of [fresh!, old!]) {
+      await backend.requests.recordAttempt(r.projectId, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+    }
+    const thirtyDays = 30 * 86_400;
+    for (const r of [fresh!, old!]) {
+      await expect.poll(async () => (await scheduleOfEntry(r))?.ttl ?? 0, { timeout: 10_000 }).toBeGreaterThan(thirtyDays - 120);
+      expect((await scheduleOfEntry(r))?.scheduleId).toBe(scheduleId);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EmbeddedDatabase } from '../../src/adapters/embedded/database.js';
+import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
+import type { RequestListQuery } from '../../src/ports/requests.js';
+import { PROJECT_A, T0, aRequest, nextScheduleId } from './suite/harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ferry-embedded-plan-'));
+const path = join(dir, 'ferry.db');
+const db = new EmbeddedDatabase({ path });
+const store = new EmbeddedRequestStore(db);
+const other = new Database(path, { readonly: true });
+afterAll(async () => {
+  other.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** How SQLite runs the statement the store issues for `query`, as EXPLAIN QUERY PLAN words it. */
+async function planOf(query: Partial<RequestListQuery>): Promise<string> {
+  const issued: string[] = [];
+  const raw = db.rawStatement.bind(db);
+  db.rawStatement = (sql) => {
+    issued.push(sql);
+    return raw(sql);
+  };
+  try {
+    await store.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 10, ...query });
+  } finally {
+    db.rawStatement = raw;
+  }
+  const sql = issued.at(-1)!;
+  // The plan does not depend on the values bound, only on which parameters there are.
+  const params = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name, 1]));
+  return (other.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as Array<{ detail: string }>).map((row) => row.detail).join('; ');
+}
+
+// Embedded only: a schedule's page reads its own requests in list order, whatever else the project holds.
+describe('the embedded list of one schedule', () => {
+  it('walks the schedule index in list order, alone or with other filters and a cursor', async () => {
+    const scheduleId = nextScheduleId();
+    await store.insertMany([aRequest({ source: 'recurring', scheduleId }), aRequest({ createdAt: T0 + 1 })]);
+    const after = { createdAt: T0, id: 'req_contract_99999999' };
+    for (const query of [{}, { status: 'failed' as const }, { source: 'recurring' as const, method: 'POST' as const }, { after }]) {
+      const plan = await planOf({ scheduleId, ...query });
+      expect(plan, JSON.stringify(query)).toMatch(/^SEARCH requests USING INDEX requests_by_schedule \(project_id=\? AND schedule_id=\?/);
+      expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
