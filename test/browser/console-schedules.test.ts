@@ -301,7 +301,10 @@ describe('the runs of a schedule that fires', () => {
     await link.first().waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByRole('region', { name: 'Timing and status' }).innerText(), { timeout: 30_000 }).toContain('request created');
     const requestId = await link.first().innerText();
-    await link.first().click();
+    // The list of every request of this schedule, filtered by the API (schedule_id), holds the same run.
+    await runs.getByRole('link', { name: 'Every request of this schedule' }).click();
+    await expect.poll(() => page.url()).toContain(`schedule_id=${s.id}`);
+    await page.getByRole('link', { name: requestId }).click();
     await expect.poll(() => page.url()).toContain(`#/requests/${requestId}`);
 
     // The list, with schedules of every kind beside the one that fired: its last run and outcome show there too.

@@ -4,7 +4,7 @@ import { FILTER_NAMES, METHODS, PAGE_SIZES, SOURCES, STATUSES, rfc3339OfUtcInput
 
 type Draft = Record<FilterName | 'limit', string>;
 
-const EXTRA = ['method', 'source', 'from', 'to', 'limit'] as const;
+const EXTRA = ['method', 'source', 'schedule_id', 'from', 'to', 'limit'] as const;
 
 function draftOf(query: URLSearchParams): Draft {
   const draft = { limit: query.get('limit') ?? '' } as Draft;
@@ -90,6 +90,10 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
             </option>
           ))}
         </select>
+      </div>
+      <div class="extra">
+        <label for="f-schedule">Schedule</label>
+        <input id="f-schedule" placeholder="sch_… ID" spellcheck={false} value={draft.schedule_id} onInput={type('schedule_id')} />
       </div>
       <div class="extra">
         <label for="f-from">Created from (UTC)</label>

@@ -1,4 +1,3 @@
-import type { RequestSummary } from '../../../sdk/src/types.js';
 import { useSession } from '../shell/context.js';
 import { hrefOf } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
@@ -6,43 +5,25 @@ import { StatusBadge } from '../ui/status-badge.js';
 import { Time } from '../ui/time.js';
 import { usePolled } from '../ui/use-polled.js';
 
-/** How far back to look: Ferry's request list filters by source but not by schedule, so pages are read and sifted. */
-const PAGES = 3;
-const PAGE_SIZE = 100;
+/** How many of the latest runs to show; the list links to all of them. */
 const SHOWN = 20;
-
-/** This schedule's requests among the project's latest recurring requests, newest first. */
-async function recentOccurrences(
-  list: (cursor?: string) => Promise<{ items: RequestSummary[]; next_cursor: string | null }>,
-  scheduleId: string,
-): Promise<RequestSummary[]> {
-  const found: RequestSummary[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < PAGES && found.length < SHOWN; page++) {
-    const { items, next_cursor } = await list(cursor);
-    found.push(...items.filter((r) => r.schedule_id === scheduleId));
-    if (next_cursor === null) break;
-    cursor = next_cursor;
-  }
-  return found.slice(0, SHOWN);
-}
 
 /** The requests the schedule's runs created, each linking to its own page; kept live. */
 export function Occurrences({ scheduleId }: { scheduleId: string }) {
   const { api } = useSession();
   const recent = usePolled(
-    () => recentOccurrences((cursor) => api.reads.requests.list({ source: 'recurring', limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }), scheduleId),
+    async () => (await api.reads.requests.list({ schedule_id: scheduleId, limit: SHOWN })).items,
     [scheduleId],
     { everyMs: 10_000 },
   );
-  const allRecurring = hrefOf({ page: 'requests', query: new URLSearchParams({ source: 'recurring' }) });
+  const allRuns = hrefOf({ page: 'requests', query: new URLSearchParams({ schedule_id: scheduleId }) });
   return (
     <section class="panel" aria-labelledby="occurrences-title">
       <h2 id="occurrences-title">Recent runs</h2>
       {recent.error ? <ErrorNotice error={recent.error} /> : null}
       {recent.data === null && recent.error === null ? <p class="muted">Loading…</p> : null}
       {recent.data !== null && recent.data.length === 0 ? (
-        <p class="muted">No run of this schedule among the latest {PAGES * PAGE_SIZE} recurring requests yet. Each run appears here as a request.</p>
+        <p class="muted">No run of this schedule yet. Each run appears here as a request.</p>
       ) : null}
       {recent.data !== null && recent.data.length > 0 ? (
         <div class="table-wrap">
@@ -79,8 +60,7 @@ export function Occurrences({ scheduleId }: { scheduleId: string }) {
         </div>
       ) : null}
       <p class="hint">
-        Ferry's request list filters by source, not by schedule: shown are this schedule's among the latest {PAGES * PAGE_SIZE} recurring requests.{' '}
-        <a href={allRecurring}>All recurring requests</a>
+        The latest {SHOWN} runs, newest first. <a href={allRuns}>Every request of this schedule</a>
       </p>
     </section>
   );
