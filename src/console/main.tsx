@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { App } from './shell/app.js';
+import { App } from './app.js';
 import './styles.css';
 
 const root = document.getElementById('app');

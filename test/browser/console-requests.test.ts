@@ -244,6 +244,8 @@ describe('the Requests pages of the console', () => {
     await expect.poll(shown).toEqual([0, 1]);
 
     await page.getByLabel('Status').selectOption('');
+    // A choice applies at once; the form takes the address's values when it lands, so type after it has.
+    await expect.poll(() => page.evaluate('location.hash')).toBe(`#/requests?search=${tag}`);
     await page.getByLabel('Search').fill(`${tag}-alpha`);
     await page.getByLabel('Search').press('Enter');
     await expect.poll(() => page.evaluate('location.hash')).toBe(`#/requests?search=${tag}-alpha`);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ErrorNotice } from '../ui/error-notice.js';
-import { consoleApi, shownError, type ShownError } from './ferry-api.js';
+import { ErrorNotice } from './ui/error-notice.js';
+import { consoleApi, shownError, type ShownError } from './shell/ferry-api.js';
 
 /**
  * Asks for an API key and tries it with the smallest read there is (one request of the list) before keeping it,

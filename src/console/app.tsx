@@ -1,14 +1,14 @@
 import { useMemo, useState } from 'preact/hooks';
-import { RequestPage } from '../requests/request-page.js';
-import { RequestsPage } from '../requests/requests-page.js';
-import { SendPage } from '../requests/send-page.js';
-import { NewSchedulePage } from '../schedules/new-schedule-page.js';
-import { SchedulePage } from '../schedules/schedule-page.js';
-import { SchedulesPage } from '../schedules/schedules-page.js';
-import { forgetApiKey, storedApiKey, storeApiKey } from './api-key.js';
-import { SessionContext, type ConsoleSession } from './context.js';
-import { consoleApi } from './ferry-api.js';
-import { hrefOf, useRoute, type Route } from './router.js';
+import { RequestPage } from './requests/request-page.js';
+import { RequestsPage } from './requests/requests-page.js';
+import { SendPage } from './requests/send-page.js';
+import { NewSchedulePage } from './schedules/new-schedule-page.js';
+import { SchedulePage } from './schedules/schedule-page.js';
+import { SchedulesPage } from './schedules/schedules-page.js';
+import { forgetApiKey, storedApiKey, storeApiKey } from './shell/api-key.js';
+import { SessionContext, type ConsoleSession } from './shell/context.js';
+import { consoleApi } from './shell/ferry-api.js';
+import { hrefOf, useRoute, type Route } from './shell/router.js';
 import { SignIn } from './sign-in.js';
 
 export function App() {
