@@ -20,7 +20,9 @@ describe('the console at work: keyboard, narrow screens, times and IDs', () => {
   it('can be used with the keyboard alone, from sign-in to every section', async () => {
     await someRequests(f, 2);
     const c = await browser.openConsole(f.ferry.baseUrl);
-    // The key field has the focus on arrival; Enter signs in.
+    // The key field takes the focus once the page has started (waited for: on a busy machine the script comes
+    // later than the page); Enter signs in.
+    await expect.poll(() => c.page.evaluate('document.activeElement ? document.activeElement.id : ""')).toBe('api-key');
     await c.page.keyboard.type(f.apiKey);
     await c.page.keyboard.press('Enter');
     await c.page.getByRole('navigation', { name: 'Sections' }).waitFor();
