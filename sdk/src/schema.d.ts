@@ -779,7 +779,7 @@ export interface components {
              * @enum {string}
              */
             type: "cron" | "interval";
-            /** @description The cron expression, exactly five fields; cron timing only. Required for cron timing: five fields that fire at least once. */
+            /** @description The cron expression, exactly five fields; cron timing only. At most 512 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Required for cron timing: five fields that fire at least once; a step is at most the field's largest value. */
             expression?: string;
             /** @description The IANA time zone the cron expression is read in; cron timing only. Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`. */
             timezone?: string;

@@ -45,6 +45,8 @@ const BAD_CRON: Array<[string, string]> = [
   ['* * 0 * *', 'day 0'],
   ['* * 32 * *', 'day 32'],
   ['* * * 13 *', 'month 13'],
+  ['*/99999999999 * * * *', 'a step past the field'],
+  [`0 0 * * *${' '.repeat(600)}`, 'over 512 bytes'],
   ['* * * * 8', 'weekday 8'],
   ['*/0 * * * *', 'step 0'],
   ['every day', 'words'],

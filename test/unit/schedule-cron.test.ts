@@ -31,7 +31,6 @@ describe('parseCron: accepted forms and the sets they mean', () => {
     ['a wildcard step on days of month starts at 1', '0 0 */10 * *', { minutes: [0], hours: [0], daysOfMonth: [1, 11, 21, 31], wildcardHour: false }],
     ['a range step', '10-40/10 * * * *', { minutes: [10, 20, 30, 40] }],
     ['a value step a/n means a-max/n', '5/20 * * * *', { minutes: [5, 25, 45] }],
-    ['a step longer than the field', '*/90 * * * *', { minutes: [0] }],
     ['overlapping list items', '1-10/3,4-5 * * * *', { minutes: [1, 4, 5, 7, 10] }],
     ['month names, any case', '0 0 1 jan,Jul,DEC *', { minutes: [0], hours: [0], daysOfMonth: [1], months: [1, 7, 12], wildcardHour: false }],
     ['a month name range with a step', '0 0 1 JAN-JUN/2 *', { minutes: [0], hours: [0], daysOfMonth: [1], months: [1, 3, 5], wildcardHour: false }],
@@ -48,6 +47,11 @@ describe('parseCron: accepted forms and the sets they mean', () => {
     ['an impossible day of month saved by a weekday (Vixie OR)', '0 0 30 2 MON', { minutes: [0], hours: [0], daysOfMonth: [30], months: [2], daysOfWeek: [1], dayRule: 'either', wildcardHour: false }],
   ])('%s: %j', (_what, expression, expected) => {
     expect(parseCron(expression)).toEqual({ ...EVERY, ...expected });
+  });
+
+  it('reads a stored expression with a step longer than the field as it was accepted before steps were bounded', () => {
+    expect(parseCron('*/90 * * * *', 'timing.expression', 'stored')).toEqual({ ...EVERY, minutes: [0] });
+    expectFerryError(() => parseCron('*/0 * * * *', 'timing.expression', 'stored'), 'INVALID_TIMING', 'timing.expression');
   });
 
   it.each<[string, CronSpec['dayRule']]>([
@@ -104,7 +108,11 @@ describe('parseCron: rejected forms', () => {
     ['a reversed range', '5-2 * * * *', "The minute field has the range '5-2', which runs backwards; put the smaller value first."],
     ['a reversed weekday range', '0 0 * * FRI-SUN', "range 'FRI-SUN', which runs backwards; put the smaller value first (Sunday may be written 7, as in FRI-7)."],
     ['a reversed month range', '0 0 1 DEC-JAN *', "The month field has the range 'DEC-JAN', which runs backwards"],
-    ['step 0 on a wildcard', '*/0 * * * *', "The minute field has step 0 in '*/0'; a step must be 1 or more."],
+    ['a step longer than the field', '*/90 * * * *', "The minute field has step 90 in '*/90'; a step must be from 1 to 59."],
+    ['step 0 on a wildcard', '*/0 * * * *', "The minute field has step 0 in '*/0'; a step must be from 1 to 59."],
+    ['a step past the field', '*/60 * * * *', "The minute field has step 60 in '*/60'; a step must be from 1 to 59."],
+    ['a huge step', '*/99999999999 * * * *', "The minute field has step 99999999999 in '*/99999999999'; a step must be from 1 to 59."],
+    ['a huge step on a range', '0 0 1-5/100 * *', "The day-of-month field has step 100 in '1-5/100'; a step must be from 1 to 31."],
     ['step 0 on a range', '* 1-5/0 * * *', "The hour field has step 0 in '1-5/0'"],
     ['a non-numeric step', '*/x * * * *', "The minute field has '*/x'; a step after '/' must be a whole number."],
     ['an empty step', '*/ * * * *', "a step after '/' must be a whole number"],

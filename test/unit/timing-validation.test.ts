@@ -45,6 +45,13 @@ describe('validateTiming: presence and type', () => {
 });
 
 describe('validateTiming: cron', () => {
+  it('refuses an expression over 512 bytes before reading it, and takes one of 512', () => {
+    const err = expectFerryError(() => validateTiming({ type: 'cron', expression: `0 3 * * ${'1,'.repeat(300)}2`, timezone: 'UTC' }, CREATE), 'INVALID_TIMING', 'timing.expression');
+    expect(err.message).toBe('timing.expression must be at most 512 bytes.');
+    const padded = `0 3 * * *${' '.repeat(512 - 9)}`;
+    expect(validateTiming({ type: 'cron', expression: padded, timezone: 'UTC' }, CREATE)).toMatchObject({ expression: padded });
+  });
+
   it('keeps the expression and zone as written', () => {
     expect(validateTiming({ type: 'cron', expression: ' 0  3 * * MON ', timezone: 'Europe/Berlin' }, CREATE)).toEqual({
       type: 'cron',

@@ -32,7 +32,7 @@ const compiled = new Map<string, CompiledCron>();
 function compiledCron(expression: string): CompiledCron {
   let c = compiled.get(expression);
   if (c === undefined) {
-    c = compileCron(parseCron(expression));
+    c = compileCron(parseCron(expression, undefined, 'stored'));
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(expression, c);
   }

@@ -80,10 +80,12 @@ const LAST_OR_WEEKDAY = /^(?:\d+|[A-Za-z]{3})?(LW|L|W)$/i;
  *
  * @param expression the expression as the caller wrote it; spaces and tabs separate fields.
  * @param field the JSON path reported with errors.
+ * @param rules `input` (new timings) also refuses a step past the field's largest value (`*\/90` in minutes fires
+ *   only at 0, always a slip); `stored` reads an expression saved before that rule the way it was accepted then.
  * @returns the allowed values of every field and the day and DST rules that follow from how it was written.
  * @throws FerryError `INVALID_TIMING` when the expression breaks the grammar or can never fire (`0 0 30 2 *`).
  */
-export function parseCron(expression: string, field = 'timing.expression'): CronSpec {
+export function parseCron(expression: string, field = 'timing.expression', rules: 'input' | 'stored' = 'input'): CronSpec {
   const fail = (message: string) => new FerryError('INVALID_TIMING', message, field);
   const trimmed = expression.trim();
   if (trimmed === '') throw fail("The cron expression is empty; write five fields, such as '*/15 * * * *'.");
@@ -95,7 +97,7 @@ export function parseCron(expression: string, field = 'timing.expression'): Cron
     const extra = parts.length > 5 ? ' Seconds and years are not supported.' : '';
     throw fail(`A cron expression has exactly five fields (minute, hour, day of month, month, day of week); this one has ${parts.length}.${extra}`);
   }
-  const [minutes, hours, daysOfMonth, months, rawDaysOfWeek] = parts.map((text, i) => parseField(text, FIELDS[i]!, fail)) as [
+  const [minutes, hours, daysOfMonth, months, rawDaysOfWeek] = parts.map((text, i) => parseField(text, FIELDS[i]!, fail, rules)) as [
     number[], number[], number[], number[], number[],
   ];
   const daysOfWeek = [...new Set(rawDaysOfWeek.map((d) => d % 7))].sort((a, b) => a - b);
@@ -126,21 +128,21 @@ function canFire(spec: CronSpec): boolean {
   return spec.months.some((m) => spec.daysOfMonth.some((d) => d <= LONGEST_MONTH_DAY[m]!));
 }
 
-function parseField(text: string, rule: FieldRule, fail: (message: string) => FerryError): number[] {
+function parseField(text: string, rule: FieldRule, fail: (message: string) => FerryError, rules: 'input' | 'stored'): number[] {
   for (const ch of text) {
     if (!ALLOWED_CHARACTER.test(ch)) throw fail(`The ${rule.name} field has '${ch}'; ${rule.allowedText}.`);
   }
   const allowed = new Set<number>();
   for (const item of text.split(',')) {
     if (item === '') throw fail(`The ${rule.name} field '${text}' has an empty list item; separate values with single commas.`);
-    const [lo, hi, step] = parseItem(item, rule, fail);
+    const [lo, hi, step] = parseItem(item, rule, fail, rules);
     for (let v = lo; v <= hi; v += step) allowed.add(v);
   }
   return [...allowed].sort((a, b) => a - b);
 }
 
 /** One list item as an inclusive range and a step. */
-function parseItem(item: string, rule: FieldRule, fail: (message: string) => FerryError): [number, number, number] {
+function parseItem(item: string, rule: FieldRule, fail: (message: string) => FerryError, rules: 'input' | 'stored'): [number, number, number] {
   const slashParts = item.split('/');
   if (slashParts.length > 2) throw fail(`The ${rule.name} field has '${item}'; a step is one '/' followed by a whole number.`);
   const [base, stepText] = slashParts as [string, string | undefined];
@@ -148,7 +150,9 @@ function parseItem(item: string, rule: FieldRule, fail: (message: string) => Fer
   if (stepText !== undefined) {
     if (!/^\d+$/.test(stepText)) throw fail(`The ${rule.name} field has '${item}'; a step after '/' must be a whole number.`);
     step = Number(stepText);
-    if (step === 0) throw fail(`The ${rule.name} field has step 0 in '${item}'; a step must be 1 or more.`);
+    if (step === 0 || (rules === 'input' && step > rule.max)) {
+      throw fail(`The ${rule.name} field has step ${stepText} in '${item}'; a step must be from 1 to ${rule.max}.`);
+    }
   }
   if (base === '*') return [rule.min, rule.max, step];
   const ends = base.split('-');

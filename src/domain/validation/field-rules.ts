@@ -5,6 +5,7 @@ import {
   MAX_BATCH_ITEMS,
   MAX_BODY_BYTES,
   MAX_CONTENT_TYPE_BYTES,
+  MAX_CRON_EXPRESSION_BYTES,
   MAX_HEADER_BYTES,
   MAX_HEADER_ENTRIES,
   MAX_IDEMPOTENCY_KEY_BYTES,
@@ -184,7 +185,10 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.DeleteScheduleRequest.schedule_id': {},
 
   'ferry.v1.Timing.type': { required: true, enum: TIMING_TYPES },
-  'ferry.v1.Timing.expression': { note: 'Required for cron timing: five fields that fire at least once.' },
+  'ferry.v1.Timing.expression': {
+    maxBytes: MAX_CRON_EXPRESSION_BYTES,
+    note: 'Required for cron timing: five fields that fire at least once; a step is at most the field\'s largest value.',
+  },
   'ferry.v1.Timing.timezone': { note: 'Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`.' },
   'ferry.v1.Timing.every_seconds': {
     minimum: MIN_INTERVAL_SECONDS,

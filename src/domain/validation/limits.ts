@@ -52,6 +52,11 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 
 export const MAX_SCHEDULE_NAME_BYTES = 120;
+/**
+ * Every minute, hour, day, month and weekday listed one by one comes to about 390 bytes: a longer expression is
+ * never needed, and an unbounded one would be stored and sent back in every schedule list.
+ */
+export const MAX_CRON_EXPRESSION_BYTES = 512;
 export const MIN_INTERVAL_SECONDS = 60;
 export const MAX_INTERVAL_SECONDS = 30 * 24 * 60 * 60;
 /** Intervals are whole minutes. */

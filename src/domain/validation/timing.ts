@@ -3,7 +3,7 @@ import { parseCron } from '../schedule/cron.js';
 import type { Timing } from '../schedule/timing.js';
 import { isTimeZone } from '../schedule/zone-offsets.js';
 import { parseRfc3339 } from './durations.js';
-import { INTERVAL_STEP_SECONDS, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from './limits.js';
+import { INTERVAL_STEP_SECONDS, MAX_CRON_EXPRESSION_BYTES, MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS, utf8Length } from './limits.js';
 import { TIMING_TYPES } from './patterns.js';
 
 /** Timing as a caller sends it; any member may be absent, null, or of the wrong type at run time. */
@@ -73,6 +73,9 @@ function requireString(value: unknown, path: string): string {
 function validateCron(input: TimingInput, field: string): Timing {
   rejectMembers(input, INTERVAL_ONLY, 'cron', field);
   const expression = requireString(input.expression, `${field}.expression`);
+  if (utf8Length(expression) > MAX_CRON_EXPRESSION_BYTES) {
+    throw new FerryError('INVALID_TIMING', `${field}.expression must be at most ${MAX_CRON_EXPRESSION_BYTES} bytes.`, `${field}.expression`);
+  }
   parseCron(expression, `${field}.expression`);
   const timezone = requireString(input.timezone, `${field}.timezone`);
   if (!isTimeZone(timezone)) {
