@@ -87,6 +87,7 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
     expect(ok).toBe(true);
     const d = await settled(id, 'succeeded');
     expect(d.started_at).not.toBeNull();
+    expect(d.started_at).toBe(d.attempts[0]!.started_at);
     expect(d.completed_at).not.toBeNull();
     expect(d.attempts).toEqual([
       expect.objectContaining({ attempt_number: 1, status: 'succeeded', response_status_code: 200, error_message: null, retry: null }),

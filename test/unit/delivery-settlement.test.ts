@@ -24,9 +24,16 @@ const failure: AttemptDecision = { attemptStatus: 'failed', responseStatusCode: 
 describe('settlement', () => {
   it('waits for the retry, or ends the request, as the decision says', () => {
     const r = aRequest({ status: 'delivering', startedAt: T });
-    expect(settlement(r, 1, failure, timing).patch).toEqual({ attemptCount: 1, updatedAt: T + 50, status: 'queued', dueAt: T + 1_050 });
-    expect(settlement(r, 1, success, timing).patch).toEqual({ attemptCount: 1, updatedAt: T + 50, status: 'succeeded', completedAt: T + 50, dueAt: null });
+    expect(settlement(r, 1, failure, timing).patch).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, status: 'queued', dueAt: T + 1_050 });
+    expect(settlement(r, 1, success, timing).patch).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, status: 'succeeded', completedAt: T + 50, dueAt: null });
     expect(settlement(r, 1, failure, timing).attempt.retry).toBe(retry);
+  });
+
+  it("gives the request its first attempt's start, and leaves it alone on later attempts", () => {
+    const r = aRequest({ status: 'delivering', startedAt: T, attemptCount: 1 });
+    expect(settlement(aRequest({ status: 'delivering', startedAt: T }), 1, success, timing).patch.startedAt).toBe(T + 10);
+    expect(settlement(r, 2, success, timing).patch).not.toHaveProperty('startedAt');
+    expect(settlement(aRequest({ status: 'cancelled', startedAt: T, attemptCount: 1 }), 2, success, timing).patch.startedAt).toBe(T);
   });
 
   it('lets a cancel requested during the attempt win over a retry, not over a success', () => {

@@ -15,11 +15,13 @@ export function settlement(
   const { completedAt } = timing;
   const alreadyCancelled = r.status === 'cancelled';
   const cancelled = alreadyCancelled || (r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded');
-  const base = { attemptCount: attemptNumber, updatedAt: completedAt };
+  // The claim stamped the request when it was taken; its first attempt's own start, a moment later, is the one the
+  // API promises (`started_at` equals the first attempt's `started_at`).
+  const base = { attemptCount: attemptNumber, updatedAt: completedAt, ...(attemptNumber === 1 ? { startedAt: timing.startedAt } : {}) };
   let patch: RequestPatch;
   if (alreadyCancelled) {
     // Cancelled at once while the attempt was in flight: it stays cancelled, and the attempt joins its history.
-    patch = { ...base, startedAt: r.startedAt ?? timing.startedAt };
+    patch = { ...base, startedAt: attemptNumber === 1 ? timing.startedAt : (r.startedAt ?? timing.startedAt) };
   } else if (cancelled) {
     patch = { ...base, status: 'cancelled', cancelledAt: completedAt, dueAt: null };
   } else if (decision.requestStatus === 'queued') {
