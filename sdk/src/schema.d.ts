@@ -228,7 +228,7 @@ export interface components {
             /** @description The request this one replays, when it is a replay. */
             replayed_from_request_id: string | null;
             /** @description `queued`, or `scheduled` for a delayed request. */
-            status: components["schemas"]["RequestStatus"] | null;
+            status: components["schemas"]["RequestStatus"];
             /**
              * Format: date-time
              * @description The absolute delivery time of a delayed request.
@@ -238,7 +238,7 @@ export interface components {
              * Format: date-time
              * @description When the request was accepted.
              */
-            created_at: string | null;
+            created_at: string;
         };
         /** @description Attempt is the record of one completed delivery attempt. */
         Attempt: {
@@ -248,7 +248,7 @@ export interface components {
              */
             attempt_number: number;
             /** @description The outcome. */
-            status: components["schemas"]["AttemptStatus"] | null;
+            status: components["schemas"]["AttemptStatus"];
             /**
              * Format: int32
              * @description The destination's HTTP status, when it answered.
@@ -265,12 +265,12 @@ export interface components {
              * Format: date-time
              * @description When the attempt started.
              */
-            started_at: string | null;
+            started_at: string;
             /**
              * Format: date-time
              * @description When the attempt completed.
              */
-            completed_at: string | null;
+            completed_at: string;
             /** @description The retry decision, present when another attempt is scheduled. */
             retry: components["schemas"]["RetryDecision"] | null;
         };
@@ -336,7 +336,7 @@ export interface components {
             /** @description The request ID. */
             id: string;
             /** @description `cancellation_requested`, or `cancelled` when it already was. */
-            status: components["schemas"]["CancelStatus"] | null;
+            status: components["schemas"]["CancelStatus"];
         };
         /**
          * @description CancelStatus is the outcome of a cancel call.
@@ -353,6 +353,38 @@ export interface components {
             timing: components["schemas"]["TimingWrite"];
             /** @description The request created at each occurrence. */
             request: components["schemas"]["ScheduleRequestInputWrite"];
+        };
+        /** @description `Timing` with `type` `cron`: `expression` and `timezone`; the other members are null. */
+        CronTiming: {
+            /**
+             * @description `cron` in this shape of `Timing`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "cron";
+            /** @description The cron expression, exactly five fields; cron timing only. */
+            expression: string;
+            /** @description The IANA time zone the cron expression is read in; cron timing only. */
+            timezone: string;
+            /** @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. */
+            every_seconds: null;
+            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
+            starts_at: null;
+        };
+        /** @description `Timing` with `type` `cron`: `expression` and `timezone`; the other members may only be null or absent. */
+        CronTimingWrite: {
+            /**
+             * @description `cron` in this shape of `Timing`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "cron";
+            /** @description The cron expression, exactly five fields; cron timing only. At most 512 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Five fields that fire at least once; a step is at most the field's largest value. */
+            expression: string;
+            /** @description The IANA time zone the cron expression is read in; cron timing only. An IANA time zone name such as `Europe/Berlin` or `UTC`. */
+            timezone: string;
+            /** @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. */
+            every_seconds?: null;
+            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
+            starts_at?: null;
         };
         /** @description What went wrong, from the error catalogue. */
         Error: {
@@ -375,6 +407,47 @@ export interface components {
             meta: null;
             request_id: components["schemas"]["RequestId"];
         };
+        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at`; the other members are null. */
+        IntervalTiming: {
+            /**
+             * @description `interval` in this shape of `Timing`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "interval";
+            /** @description The cron expression, exactly five fields; cron timing only. */
+            expression: null;
+            /** @description The IANA time zone the cron expression is read in; cron timing only. */
+            timezone: null;
+            /**
+             * Format: int32
+             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only.
+             */
+            every_seconds: number;
+            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
+            starts_at: string | null;
+        };
+        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at`; the other members may only be null or absent. */
+        IntervalTimingWrite: {
+            /**
+             * @description `interval` in this shape of `Timing`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "interval";
+            /** @description The cron expression, exactly five fields; cron timing only. */
+            expression?: null;
+            /** @description The IANA time zone the cron expression is read in; cron timing only. */
+            timezone?: null;
+            /**
+             * Format: int32
+             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only.
+             */
+            every_seconds: number;
+            /**
+             * Format: date-time
+             * @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. In the future when a schedule is created or changed (not in a preview).
+             */
+            starts_at?: string | null;
+        };
         /** @description ListRequestsResponse is one page of the request list. */
         ListRequestsResponse: {
             /** @description The requests of this page, newest first. */
@@ -390,7 +463,7 @@ export interface components {
              * Format: date-time
              * @description Terminal requests created before this time are not returned.
              */
-            history_cutoff_at: string | null;
+            history_cutoff_at: string;
             /** @description True when the project has terminal requests older than the cutoff. */
             has_hidden_history: boolean;
         };
@@ -429,7 +502,7 @@ export interface components {
             /** @description The queue label. */
             queue: string;
             /** @description The lifecycle status. */
-            status: components["schemas"]["RequestStatus"] | null;
+            status: components["schemas"]["RequestStatus"];
             /**
              * Format: date-time
              * @description The absolute delivery time of a delayed request.
@@ -439,7 +512,7 @@ export interface components {
              * Format: date-time
              * @description When the request was accepted.
              */
-            created_at: string | null;
+            created_at: string;
             /**
              * Format: date-time
              * @description When the first attempt started.
@@ -474,7 +547,7 @@ export interface components {
              * Format: date-time
              * @description When the request last changed.
              */
-            updated_at: string | null;
+            updated_at: string;
             /**
              * Format: date-time
              * @description When the request was cancelled.
@@ -550,7 +623,7 @@ export interface components {
             /** @description The queue label. */
             queue: string;
             /** @description The lifecycle status. */
-            status: components["schemas"]["RequestStatus"] | null;
+            status: components["schemas"]["RequestStatus"];
             /**
              * Format: date-time
              * @description The absolute delivery time of a delayed request.
@@ -560,7 +633,7 @@ export interface components {
              * Format: date-time
              * @description When the request was accepted.
              */
-            created_at: string | null;
+            created_at: string;
             /**
              * Format: date-time
              * @description When the first attempt started.
@@ -605,7 +678,7 @@ export interface components {
              * Format: date-time
              * @description When the next attempt is due.
              */
-            next_attempt_at: string | null;
+            next_attempt_at: string;
         };
         /** @description RetryPolicy is the retry configuration of a structured request. */
         RetryPolicy: {
@@ -634,9 +707,9 @@ export interface components {
             /** @description The name, 1 to 120 bytes. */
             name: string;
             /** @description When the schedule fires. */
-            timing: components["schemas"]["Timing"] | null;
+            timing: components["schemas"]["Timing"];
             /** @description `active` or `paused`. */
-            status: components["schemas"]["ScheduleStatus"] | null;
+            status: components["schemas"]["ScheduleStatus"];
             /** @description The destination URL. */
             url: string;
             /**
@@ -660,14 +733,14 @@ export interface components {
              * Format: date-time
              * @description When the schedule was created.
              */
-            created_at: string | null;
+            created_at: string;
             /**
              * Format: date-time
              * @description When the schedule last changed.
              */
-            updated_at: string | null;
+            updated_at: string;
             /** @description The complete request definition, with header values shown as `[REDACTED]`. */
-            request: components["schemas"]["ScheduleRequestInput"] | null;
+            request: components["schemas"]["ScheduleRequestInput"];
         };
         /** @description SchedulePage tells a paged list call where the next page starts. */
         SchedulePage: {
@@ -677,7 +750,7 @@ export interface components {
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInput: {
             /** @description The public HTTPS destination; required. */
-            url: string | null;
+            url: string;
             /** @description Any JSON value, delivered as application/json, up to 256 KiB serialized; no body when absent. */
             body: unknown;
             /** @description Headers sent to the destination; at most 64 entries and 32 KiB together. */
@@ -688,7 +761,7 @@ export interface components {
              * Format: int32
              * @description Additional retries, 0 through 19; 0 when absent.
              */
-            retry: number | null;
+            retry: number;
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
@@ -723,9 +796,9 @@ export interface components {
             /** @description The name, 1 to 120 bytes. */
             name: string;
             /** @description When the schedule fires. */
-            timing: components["schemas"]["Timing"] | null;
+            timing: components["schemas"]["Timing"];
             /** @description `active` or `paused`. */
-            status: components["schemas"]["ScheduleStatus"] | null;
+            status: components["schemas"]["ScheduleStatus"];
             /** @description The destination URL. */
             url: string;
             /**
@@ -749,51 +822,17 @@ export interface components {
              * Format: date-time
              * @description When the schedule was created.
              */
-            created_at: string | null;
+            created_at: string;
             /**
              * Format: date-time
              * @description When the schedule last changed.
              */
-            updated_at: string | null;
+            updated_at: string;
         };
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
-        Timing: {
-            /** @description `cron` or `interval`. */
-            type: string;
-            /** @description The cron expression, exactly five fields; cron timing only. */
-            expression: string | null;
-            /** @description The IANA time zone the cron expression is read in; cron timing only. */
-            timezone: string | null;
-            /**
-             * Format: int32
-             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only.
-             */
-            every_seconds: number | null;
-            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
-            starts_at: string | null;
-        };
+        Timing: components["schemas"]["CronTiming"] | components["schemas"]["IntervalTiming"];
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
-        TimingWrite: {
-            /**
-             * @description `cron` or `interval`.
-             * @enum {string}
-             */
-            type: "cron" | "interval";
-            /** @description The cron expression, exactly five fields; cron timing only. At most 512 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Required for cron timing: five fields that fire at least once; a step is at most the field's largest value. */
-            expression?: string;
-            /** @description The IANA time zone the cron expression is read in; cron timing only. Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`. */
-            timezone?: string;
-            /**
-             * Format: int32
-             * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. Required for interval timing.
-             */
-            every_seconds?: number;
-            /**
-             * Format: date-time
-             * @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. In the future when a schedule is created or changed (not in a preview).
-             */
-            starts_at?: string;
-        };
+        TimingWrite: components["schemas"]["CronTimingWrite"] | components["schemas"]["IntervalTimingWrite"];
         /** @description UpdateScheduleRequest changes a schedule; at least one of name, timing and request is given. */
         UpdateScheduleBody: {
             /** @description The new name. At most 120 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Leading and trailing whitespace is trimmed first. */

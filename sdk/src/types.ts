@@ -65,8 +65,16 @@ export type Schedule = Schemas['Schedule'];
 export type ScheduleInput = Schemas['CreateScheduleBody'];
 /** The changes to a schedule, as given to `schedules.update`; at least one field is needed. */
 export type ScheduleUpdate = Schemas['UpdateScheduleBody'];
-/** When a schedule fires: a cron expression in a time zone, or a fixed interval. */
+/**
+ * When a schedule fires: a cron expression in a time zone, or a fixed interval. `type` tells the two apart, and each
+ * takes only its own members. A timing read back from a schedule (where the other type's members are null) can be
+ * given again as it is.
+ */
 export type Timing = Schemas['TimingWrite'];
+/** A cron timing: a five-field expression read in an IANA time zone. */
+export type CronTiming = Schemas['CronTimingWrite'];
+/** An interval timing: every so many seconds (whole minutes), from `starts_at` or from creation. */
+export type IntervalTiming = Schemas['IntervalTimingWrite'];
 
 /** The filters and paging of `requests.list`, with the API's parameter names. */
 export type ListRequestsQuery = NonNullable<operations['ListRequests']['parameters']['query']>;

@@ -100,15 +100,28 @@ function probesOf(schema: Json, place: string, set: (call: Call, value: unknown)
   if (OFF_FORMAT[schema.format] !== undefined) probe(`not a ${schema.format}`, false, () => OFF_FORMAT[schema.format]);
   if (schema.enum !== undefined) {
     probe('outside its enum', false, () => `${schema.enum[0]}-not`);
-    // Each member of the timing type takes members of its own; the valid call below shows one of them.
-    if (place !== 'timing.type') for (const member of schema.enum) probe(`= ${member}`, true, () => member);
+    for (const member of schema.enum) probe(`= ${member}`, true, () => member);
   }
+  // The value that selects one shape of a message with variants: another value matches no shape.
+  if (schema.const !== undefined) probe(`other than ${JSON.stringify(schema.const)}`, false, () => `${schema.const}-not`);
   return out;
 }
 
-/** Probes of a JSON body, walking the request schema through `$ref`s, nested objects, array items and maps. */
-function bodyProbes(pointer: string, path: Path, out: Probe[]): void {
+/**
+ * Probes of a JSON body, walking the request schema through `$ref`s, nested objects, array items and maps. Of a
+ * message with variants it walks the shape `sample` (the valid call's body) holds there, or every shape without one.
+ */
+function bodyProbes(pointer: string, path: Path, out: Probe[], sample?: Json): void {
   const { pointer: at, value: schema } = openapi.deref(pointer);
+  if (schema.oneOf !== undefined && schema.discriminator !== undefined) {
+    const tag = schema.discriminator.propertyName as string;
+    const chosen = sample === undefined ? undefined : path.reduce((node: Json, p) => node?.[p], sample)?.[tag];
+    (schema.oneOf as Json[]).forEach((_, i) => {
+      const shape = openapi.deref(`${at}/oneOf/${i}`).value;
+      if (chosen === undefined || shape.properties[tag].const === chosen) bodyProbes(`${at}/oneOf/${i}`, path, out, sample);
+    });
+    return;
+  }
   const place = path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[') || 'body';
   const setBody = (value: unknown) => (call: Call) => (path.length === 0 ? (call.body = value) : setAt(call.body, path, value));
   const count = (n: number, make: (i: number) => [string, string]) => Object.fromEntries(Array.from({ length: n }, (_, i) => make(i)));
@@ -121,7 +134,7 @@ function bodyProbes(pointer: string, path: Path, out: Probe[]): void {
       out.push({ what: `${place} of minProperties ${schema.minProperties}`, allowed: true, apply: keep(schema.minProperties) });
       out.push({ what: `${place} of minProperties - 1`, allowed: false, apply: keep(schema.minProperties - 1) });
     }
-    for (const name of Object.keys(schema.properties)) bodyProbes(`${at}/properties/${name}`, [...path, name], out);
+    for (const name of Object.keys(schema.properties)) bodyProbes(`${at}/properties/${name}`, [...path, name], out, sample);
     return;
   }
   if (schema.type === 'array') {
@@ -137,7 +150,7 @@ function bodyProbes(pointer: string, path: Path, out: Probe[]): void {
       out.push({ what: `${place} of maxItems ${schema.maxItems}`, allowed: true, apply: fill(schema.maxItems) });
       out.push({ what: `${place} of maxItems + 1`, allowed: false, apply: fill(schema.maxItems + 1) });
     }
-    bodyProbes(`${at}/items`, [...path, 0], out);
+    bodyProbes(`${at}/items`, [...path, 0], out, sample);
     return;
   }
   if (schema.type === 'object' && typeof schema.additionalProperties === 'object') {
@@ -162,7 +175,7 @@ function fresh(item: Json): Json {
   return copy;
 }
 
-function probesOfOperation(id: string): Probe[] {
+function probesOfOperation(id: string, sample?: Json): Probe[] {
   const { pointer, op } = openapi.operation(id);
   const out: Probe[] = [];
   (op.parameters ?? []).forEach((param: Json, i: number) => {
@@ -185,7 +198,7 @@ function probesOfOperation(id: string): Probe[] {
   }
   const contentType = op.requestBody?.['x-ferry-content-type'];
   if (contentType !== undefined) out.push(...probesOf(contentType, 'Content-Type', (call, v) => (call.headers['Content-Type'] = String(v)), true));
-  if (op.requestBody?.content?.['application/json'] !== undefined) bodyProbes(`${pointer}/requestBody/content/application~1json/schema`, [], out);
+  if (op.requestBody?.content?.['application/json'] !== undefined) bodyProbes(`${pointer}/requestBody/content/application~1json/schema`, [], out, sample);
   return out;
 }
 
@@ -279,7 +292,7 @@ describe('every bound the OpenAPI document states on input holds on the live ser
     expect((await send(api, id, start)).status).toBeLessThan(300);
 
     const failures: string[] = [];
-    for (const probe of probesOfOperation(id)) {
+    for (const probe of probesOfOperation(id, start.body)) {
       const call = await baseline!();
       probe.apply(call);
       expect(documentAllows(id, call), `the document ${probe.allowed ? 'refuses' : 'allows'} ${probe.what}`).toBe(probe.allowed);

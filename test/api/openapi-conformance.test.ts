@@ -37,6 +37,24 @@ describe('the document check itself', () => {
     expect(() => openapi.check('GET', '/schedules', { ...schedules([]), status: 202 })).toThrow();
     expect(() => openapi.check('PUT', '/schedules', { ...schedules([]), status: 200 })).toThrow(/not an unrouted answer/);
   });
+
+  it('holds always-set fields to a value, and a timing to the members of its type', () => {
+    const at = '2030-01-01T00:00:00.000Z';
+    const summary = (timing: Json, overrides: Json = {}) => ({
+      id: 'sch_1', name: 'n', timing, status: 'active', url: 'https://example.com/', retry: 0, next_run_at: at,
+      last_run_at: null, last_run_outcome: null, created_at: at, updated_at: at, ...overrides,
+    });
+    const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'UTC', every_seconds: null, starts_at: null };
+    const interval = { type: 'interval', expression: null, timezone: null, every_seconds: 3600, starts_at: null };
+    expect(openapi.check('GET', '/schedules', schedules([summary(cron), summary(interval)]))).toBe('200');
+    expect(() => openapi.check('GET', '/schedules', schedules([summary(cron, { created_at: null })]))).toThrow(/created_at must be string/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary(cron, { status: null })]))).toThrow(/status/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary(null)]))).toThrow(/timing/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...cron, every_seconds: 60 })]))).toThrow(/every_seconds/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...interval, timezone: 'UTC' })]))).toThrow(/timezone/);
+    const accepted = { status: 202, headers, body: envelope({ id: 'req_1', project_id: 'prj_1', replayed_from_request_id: null, status: 'queued', scheduled_at: null, created_at: null }) };
+    expect(() => openapi.check('POST', '/requests', accepted as ApiResponse<Json>)).toThrow(/created_at must be string/);
+  });
 });
 
 describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
@@ -47,8 +65,15 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
 
   beforeAll(async () => {
     dest = await startDestination();
+    // Fails once, then succeeds: an attempt with a retry decision, and one after it.
+    let flaky = 0;
+    dest.on('/flaky', ({ res }) => void res.writeHead((flaky += 1) === 1 ? 503 : 200).end());
     ferry = await startFerry({
-      env: { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_AUTH_CACHE_MS: '0', FERRY_ROLES: 'api,delivery' },
+      env: {
+        FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_AUTH_CACHE_MS: '0', FERRY_ROLES: 'api,delivery',
+        // Retries a few tens of milliseconds apart, so the retried request settles soon.
+        FERRY_RETRY_BASE_MS: '50',
+      },
     });
     const project = await createProject(ferry.dataDir);
     api = new CheckedApi(new Api(ferry.baseUrl, project.apiKey));
@@ -74,9 +99,15 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     const batch = await api.call('POST', '/requests/batch', { json: { requests: [{ url: hook }, { url: hook, idempotency_key: key() }] }, headers: { 'Idempotency-Key': key() } });
     expect(batch.status).toBe(202);
 
+    const retried = await api.call('POST', '/requests', { json: { url: `${dest.url}/flaky`, retry: { max_attempts: 2 } } });
+    expect(retried.status).toBe(202);
+
     const delivered = await settled(sent.body.data.id, 'succeeded');
     expect(delivered.attempts.length).toBeGreaterThan(0);
     expect((await api.call('GET', `/requests/${sent.body.data.id}/attempts`)).status).toBe(200);
+    const second = await settled(retried.body.data.id, 'succeeded');
+    expect(second.attempts.map((a: Json) => [a.status, a.retry === null])).toEqual([['failed', false], ['succeeded', true]]);
+    expect((await api.call('GET', `/requests/${retried.body.data.id}/attempts`)).body.data).toHaveLength(2);
     expect((await api.call('GET', `/requests?${new URLSearchParams({ limit: '1' })}`)).status).toBe(200);
     expect((await api.call('POST', `/requests/${later.body.data.id}/cancel`)).status).toBe(202);
     expect((await api.call('POST', `/requests/${later.body.data.id}/cancel`)).status).toBe(200);
@@ -94,6 +125,12 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect((await api.call('POST', `/schedules/${id}/pause`)).status).toBe(200);
     expect((await api.call('POST', `/schedules/${id}/resume`)).status).toBe(200);
     expect((await api.call('DELETE', `/schedules/${id}`)).status).toBe(204);
+    // A cron schedule read back: the other shape of a timing.
+    const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' };
+    const weekly = await api.call('POST', '/schedules', { json: { name: 'weekly', timing: cron, request: { url: hook } }, headers: { 'Idempotency-Key': key() } });
+    expect(weekly.status).toBe(201);
+    expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null });
+    expect((await api.call('GET', '/schedules')).body.data.map((s: Json) => s.timing.type)).toEqual(['cron']);
 
     const operations = openapi.operations().map((o) => o.op.operationId as string);
     expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);

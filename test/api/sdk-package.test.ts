@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useFerry } from '../support/fixture.js';
 import { packAndInstallSdk, type InstalledSdk } from '../support/sdk-package.js';
 
+const ROOT = resolve(import.meta.dirname, '../..');
 const SDK_MANIFEST = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../sdk/package.json'), 'utf8')) as { version: string };
 const ENTRY_POINTS = ['.', './webhooks', './proto'] as const;
 
@@ -61,7 +64,10 @@ ${PROGRAM}`;
 
 // Type-level use of every entry point; each @ts-expect-error fails the check if the types resolved to nothing.
 const TYPES = `
-import { Ferry, FerryApiError, NotFoundError, verifyDelivery, type Acceptance, type FerryErrorCode } from '@ferry/sdk';
+import {
+  Ferry, FerryApiError, NotFoundError, verifyDelivery,
+  type Acceptance, type CronTiming, type FerryErrorCode, type IntervalTiming, type RequestStatus, type Timing,
+} from '@ferry/sdk';
 import { MissingHeaderError, verifyDelivery as verify, type VerifiedDelivery } from '@ferry/sdk/webhooks';
 import { RequestService, grpcJsServiceDefinition, type SendRequest } from '@ferry/sdk/proto';
 import { makeGenericClientConstructor } from '@grpc/grpc-js';
@@ -85,6 +91,44 @@ export async function use(ferry: Ferry): Promise<Acceptance> {
 }
 // @ts-expect-error apiKey is required
 new Ferry({ baseUrl: 'https://ferry.example.com' });
+
+// What the server always sets is typed without null, so it is used as it comes; a timing is a cron or an interval.
+export async function alwaysSet(ferry: Ferry): Promise<Date[]> {
+  const accepted = await ferry.requests.create({ url: 'https://example.com/hook' });
+  const detail = await ferry.requests.get(accepted.id);
+  const times = [new Date(accepted.created_at), new Date(detail.created_at), new Date(detail.updated_at)];
+  const statuses: RequestStatus[] = [accepted.status, detail.status];
+  const outcomes: string[] = detail.attempts.map((a) => a.status);
+  for (const a of await ferry.requests.attempts(accepted.id)) times.push(new Date(a.started_at), new Date(a.completed_at));
+  for await (const summary of ferry.requests.list()) {
+    times.push(new Date(summary.created_at));
+    statuses.push(summary.status);
+  }
+  const page = await ferry.requests.list();
+  times.push(new Date(page.history_cutoff_at));
+  const cancelled: 'cancellation_requested' | 'cancelled' = (await ferry.requests.cancel(accepted.id)).status;
+
+  const timing: Timing = { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' };
+  const hourly: IntervalTiming = { type: 'interval', every_seconds: 3600 };
+  const created = await ferry.schedules.create({ name: 'n', timing, request: { url: 'https://example.com/hook' } });
+  const schedule = await ferry.schedules.get(created.id);
+  times.push(new Date(created.created_at), new Date(schedule.created_at), new Date(schedule.updated_at));
+  const active: 'active' | 'paused' = schedule.status;
+  const destination: string = schedule.request.url;
+  const retries: number = schedule.request.retry;
+  const zone: string = schedule.timing.type === 'cron' ? schedule.timing.timezone : \`every \${schedule.timing.every_seconds} s\`;
+  // A timing read back is given again as it is.
+  await ferry.schedules.update(created.id, { timing: schedule.timing });
+  const cron: CronTiming | undefined = schedule.timing.type === 'cron' ? schedule.timing : undefined;
+  // @ts-expect-error a cron timing takes no every_seconds (and needs its expression and zone)
+  const mixed: Timing = { type: 'cron', every_seconds: 5 };
+  // @ts-expect-error an interval timing needs every_seconds
+  const empty: Timing = { type: 'interval' };
+  // @ts-expect-error an interval timing takes no timezone
+  await ferry.schedules.preview({ type: 'interval', every_seconds: 60, timezone: 'UTC' });
+  void [statuses, outcomes, cancelled, hourly, active, destination, retries, zone, cron, mixed, empty];
+  return times;
+}
 `;
 
 describe('@ferry/sdk as an npm package', () => {
@@ -166,6 +210,19 @@ describe('@ferry/sdk as an npm package', () => {
         isBuffer: true,
       });
     });
+  });
+
+  it('installs without an install-time script, so npm has nothing to warn about', () => {
+    const scripts = Object.keys((sdk.manifest.scripts ?? {}) as Record<string, string>);
+    expect(scripts.filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))).toEqual([]);
+    expect(sdk.installOutput).not.toMatch(/install.?scripts?/i);
+  });
+
+  it('leaves no tarball for git to track when packed in sdk/', async () => {
+    // `git check-ignore` exits 0 when git ignores the path, 1 when it would offer to track it.
+    const check = await promisify(execFile)('git', ['check-ignore', '--no-index', '-q', `sdk/${basename(sdk.tarball)}`], { cwd: ROOT })
+      .then(() => 0, (error: { code?: number }) => error.code);
+    expect(check).toBe(0);
   });
 
   it('SDK_VERSION is the version in package.json', async () => {

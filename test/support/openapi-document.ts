@@ -33,6 +33,8 @@ export class OpenApiDocument {
     addFormats(this.ajv);
     // The document's own top level is OpenAPI, not JSON Schema: known words that hold no keyword of their own.
     this.ajv.addVocabulary(Object.keys(doc));
+    // OpenAPI's hint for code generators; `oneOf` alone already tells the shapes apart (each has its own `const`).
+    this.ajv.addKeyword('discriminator');
     // The numeric formats of Protobuf, checked rather than ignored.
     this.ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
     this.ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });

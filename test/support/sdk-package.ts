@@ -23,6 +23,8 @@ export interface InstalledSdk {
   readonly packedFiles: readonly string[];
   /** The package.json the tarball holds. */
   readonly manifest: { name: string; version: string } & Record<string, unknown>;
+  /** What `npm install` of the tarball printed, stdout and stderr (warnings included). */
+  readonly installOutput: string;
   /** Links packages from the repository's node_modules into the scratch project (peer dependencies, example deps). */
   linkFromRepo(...names: string[]): void;
   /** Writes a file in the scratch project, creating folders, and returns its path. */
@@ -38,7 +40,7 @@ export interface InstalledSdk {
 
 /**
  * Packs sdk/ the way a fresh clone would (a copy without dist/, under a folder whose node_modules is the
- * repository's, so `prepare` finds tsc and the proto runtime's types as it would in the repository), then installs
+ * repository's, so `prepack` finds tsc and the proto runtime's types as it would in the repository), then installs
  * the tarball offline into an empty project. Packing a copy lets test files run at the same time without one
  * build removing another's dist/ mid-pack.
  */
@@ -67,6 +69,7 @@ export async function packAndInstallSdk(): Promise<InstalledSdk> {
     tarball,
     packedFiles,
     manifest,
+    installOutput: `${install.stdout}${install.stderr}`,
     linkFromRepo(...names) {
       for (const name of names) {
         const link = join(dir, 'node_modules', name);

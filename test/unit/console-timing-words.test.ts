@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { cronInWords, durationInWords, timingAsGiven, timingInWords, zoneOf, type ReadTiming } from '../../src/console/schedules/timing-words.js';
 
+// A null zone never comes from the API (a cron timing always has one); the console still reads it as UTC.
 const cron = (expression: string, timezone: string | null = 'Europe/Berlin'): ReadTiming => ({
   type: 'cron',
   expression,
   timezone,
   every_seconds: null,
   starts_at: null,
-});
+}) as ReadTiming;
 const interval = (every: number, startsAt: string | null = null): ReadTiming => ({
   type: 'interval',
   expression: null,

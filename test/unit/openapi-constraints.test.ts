@@ -1,8 +1,12 @@
+import { getOption, type DescMessage } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
-import { FIELD_RULES, type FieldRule } from '../../src/domain/validation/index.js';
+import type { FerryError } from '../../src/domain/errors.js';
+import { FIELD_RULES, TIMING_TYPES, validateTiming, type FieldRule } from '../../src/domain/validation/index.js';
 import { constrain, MAX_BYTES_KEYWORD, RuleBook, ruleNotes, type Schema } from '../../src/edge/http/openapi/constraints.js';
 import { buildOpenApi, firstSentence, withoutSubject } from '../../src/edge/http/openapi/document.js';
 import { readRoutes } from '../../src/edge/http/routes.js';
+import { always_set } from '../../src/gen/ferry/v1/http_pb.js';
 import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 
@@ -88,13 +92,21 @@ function placements(document: Schema): Map<string, Placement[]> {
     const required = (schema.required as string[] | undefined) ?? [];
     add(typeName, { schema, required: false });
     for (const [name, prop] of Object.entries(schema.properties as Record<string, Schema>)) {
+      // A member another shape of a message with variants takes: only null here, so no rule of it applies.
+      if (prop.type === 'null') continue;
       add(`${typeName}.${name}`, { schema: prop, required: required.includes(name) });
     }
   };
+  // A message with variants is a `oneOf` of one schema per shape; each shape shows fields of that message.
+  const unionOf = new Map<string, string>();
   for (const [name, schema] of Object.entries(components)) {
+    for (const variant of (schema.oneOf as Schema[] | undefined) ?? []) unionOf.set(String(variant.$ref).split('/').at(-1)!, name);
+  }
+  for (const [name, schema] of Object.entries(components)) {
+    const owner = unionOf.get(name) ?? name;
     // A message that travels both ways has its request schema under `<name>Write`; `<name>` is the response one.
-    if (components[`${name}Write`] !== undefined) continue;
-    const message = name.endsWith('Write') ? name.slice(0, -'Write'.length) : name;
+    if (components[`${owner}Write`] !== undefined) continue;
+    const message = owner.endsWith('Write') ? owner.slice(0, -'Write'.length) : owner;
     if (schema.type === 'object') fromObject(`ferry.v1.${message}`, schema);
   }
   for (const route of services.flatMap((s) => readRoutes(s))) {
@@ -151,8 +163,118 @@ describe('the OpenAPI document', () => {
     expect(places.length, `${name} does not appear in the document`).toBeGreaterThan(0);
     for (const { schema, required } of places) {
       const stringLike = schema.type === 'string';
-      expect(schema).toMatchObject(expected(rule, stringLike));
+      if (schema.const !== undefined) {
+        // The field that tells variants apart: one value of its enum in each shape.
+        const { enum: values, ...rest } = expected(rule, stringLike);
+        expect(values).toContain(schema.const);
+        expect(schema).toMatchObject(rest);
+      } else {
+        expect(schema).toMatchObject(expected(rule, stringLike));
+      }
       if (rule.required) expect(required, `${name} is not required in the document`).toBe(true);
+    }
+  });
+});
+
+/** True when a response schema lets the value be null. */
+function admitsNull(schema: Schema): boolean {
+  const type = schema.type;
+  // Any JSON value (google.protobuf.Value), null among them.
+  if (type === undefined && schema.$ref === undefined && schema.oneOf === undefined && schema.const === undefined) return true;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  return ((schema.oneOf as Schema[] | undefined) ?? []).some(admitsNull);
+}
+
+/** Every message a response of the services carries, found through the fields of their outputs. */
+function responseMessages(): DescMessage[] {
+  const seen = new Map<string, DescMessage>();
+  const visit = (message: DescMessage) => {
+    if (message.typeName.startsWith('google.') || seen.has(message.typeName)) return;
+    seen.set(message.typeName, message);
+    for (const field of message.fields) if (field.message !== undefined) visit(field.message);
+  };
+  for (const service of services) for (const method of service.methods) visit(method.output);
+  return [...seen.values()];
+}
+
+describe('response schemas', () => {
+  const components = (buildOpenApi(services, new Map()).components as { schemas: Record<string, Schema> }).schemas;
+
+  it('allow null exactly where the writer may write it, and never for a field the proto marks always set', () => {
+    const checked: string[] = [];
+    for (const message of responseMessages()) {
+      const schema = components[message.name];
+      if (schema?.type !== 'object') continue;
+      for (const field of message.fields) {
+        const property = (schema.properties as Record<string, Schema>)[field.name]!;
+        const unsetWritesNull = field.fieldKind === 'message' || field.fieldKind === 'enum'
+          || (field.fieldKind === 'scalar' && field.presence !== FeatureSet_FieldPresence.IMPLICIT);
+        const alwaysSet = getOption(field, always_set);
+        expect(admitsNull(property), `${message.name}.${field.name}`).toBe(unsetWritesNull && !alwaysSet);
+        if (alwaysSet) checked.push(`${message.name}.${field.name}`);
+      }
+    }
+    // The fields a client reads without a null check, as the issue that introduced the option listed them.
+    expect(checked).toEqual(expect.arrayContaining([
+      'Acceptance.status', 'Acceptance.created_at', 'RequestSummary.status', 'RequestSummary.created_at',
+      'Attempt.status', 'Attempt.started_at', 'Attempt.completed_at', 'Request.created_at', 'Request.updated_at',
+      'ScheduleSummary.timing', 'ScheduleSummary.status', 'ScheduleSummary.created_at', 'ScheduleSummary.updated_at',
+      'Schedule.timing', 'Schedule.request',
+    ]));
+  });
+
+  it('give a timing read back one shape per type: its own members set, the other type\'s null', () => {
+    expect(components.Timing).toMatchObject({ discriminator: { propertyName: 'type' } });
+    const cron = components.CronTiming!.properties as Record<string, Schema>;
+    const interval = components.IntervalTiming!.properties as Record<string, Schema>;
+    expect([cron.type!.const, admitsNull(cron.expression!), admitsNull(cron.timezone!), cron.every_seconds!.type, cron.starts_at!.type])
+      .toEqual(['cron', false, false, 'null', 'null']);
+    expect([interval.type!.const, interval.expression!.type, interval.timezone!.type, admitsNull(interval.every_seconds!), admitsNull(interval.starts_at!)])
+      .toEqual(['interval', 'null', 'null', false, true]);
+  });
+});
+
+describe('the timing shapes of the document and validation', () => {
+  const components = (buildOpenApi(services, new Map()).components as { schemas: Record<string, Schema> }).schemas;
+  const union = components.TimingWrite!;
+  const shapes = (union.oneOf as Schema[]).map((v) => components[String(v.$ref).split('/').at(-1)!]!);
+  const members = [...new Set(shapes.flatMap((s) => Object.keys(s.properties as Schema)))].filter((m) => m !== 'type');
+  const NOW = Date.parse('2030-01-01T00:00:00Z');
+  // A valid value of each member, whichever shape takes it.
+  const SAMPLE: Record<string, unknown> = { expression: '0 9 * * 1', timezone: 'Europe/Berlin', every_seconds: 3600, starts_at: '2030-01-02T00:00:00Z' };
+  const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+  const input = (json: Record<string, unknown>) => Object.fromEntries(Object.entries(json).map(([k, v]) => [camel(k), v]));
+  const refusal = (json: Record<string, unknown>) => {
+    try {
+      validateTiming(input(json), { now: NOW, creating: true });
+      return null;
+    } catch (error) {
+      return [(error as FerryError).code, (error as FerryError).field];
+    }
+  };
+
+  it('has one shape per timing type', () => {
+    expect(shapes.map((s) => (s.properties as Record<string, Schema>).type!.const)).toEqual([...TIMING_TYPES]);
+    expect(members.sort()).toEqual(['every_seconds', 'expression', 'starts_at', 'timezone']);
+  });
+
+  it.each(TIMING_TYPES)('%s: validation accepts what the shape takes, misses what it requires and refuses what it does not take', (type) => {
+    const shape = shapes.find((s) => (s.properties as Record<string, Schema>).type!.const === type)!;
+    const properties = shape.properties as Record<string, Schema>;
+    const takes = members.filter((m) => properties[m]!.type !== 'null');
+    const whole: Record<string, unknown> = { type, ...Object.fromEntries(takes.map((m) => [m, SAMPLE[m]])) };
+    expect(refusal(whole)).toBeNull();
+    for (const member of takes) {
+      const { [member]: _dropped, ...without } = whole;
+      const required = (shape.required as string[]).includes(member);
+      expect(refusal(without), `${type} without ${member}`).toEqual(required ? ['MISSING_FIELD', `timing.${member}`] : null);
+    }
+    for (const member of members.filter((m) => !takes.includes(m))) {
+      expect(refusal({ ...whole, [member]: SAMPLE[member] }), `${type} with ${member}`).toEqual(['INVALID_TIMING', `timing.${member}`]);
+    }
+    // Where the document lets a member be null (as a timing reads back), validation takes it as absent.
+    for (const member of members.filter((m) => admitsNull(properties[m]!))) {
+      expect(refusal({ ...whole, [member]: null }), `${type} with ${member} null`).toBeNull();
     }
   });
 });

@@ -64,7 +64,18 @@ export interface FieldRule {
   readonly keys?: FieldRule;
   /** Each value of a map. */
   readonly values?: FieldRule;
+  /**
+   * For a message that takes one of several shapes, chosen by the value of its string field `by`: each shape by
+   * that value. A shape names the members it requires and those it also takes; it refuses the others.
+   */
+  readonly variants?: { readonly by: string; readonly shapes: Readonly<Record<string, VariantShape>> };
   readonly note?: string;
+}
+
+/** One shape of a message with variants: its required members, and the optional ones it also takes. */
+export interface VariantShape {
+  readonly required: readonly string[];
+  readonly optional?: readonly string[];
 }
 
 const URL_RULE: FieldRule = {
@@ -184,17 +195,23 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ResumeScheduleRequest.schedule_id': {},
   'ferry.v1.DeleteScheduleRequest.schedule_id': {},
 
+  // Each timing type takes members of its own and refuses the other type's (timing.ts).
+  'ferry.v1.Timing': {
+    variants: {
+      by: 'type',
+      shapes: { cron: { required: ['expression', 'timezone'] }, interval: { required: ['every_seconds'], optional: ['starts_at'] } },
+    },
+  },
   'ferry.v1.Timing.type': { required: true, enum: TIMING_TYPES },
   'ferry.v1.Timing.expression': {
     maxBytes: MAX_CRON_EXPRESSION_BYTES,
-    note: 'Required for cron timing: five fields that fire at least once; a step is at most the field\'s largest value.',
+    note: 'Five fields that fire at least once; a step is at most the field\'s largest value.',
   },
-  'ferry.v1.Timing.timezone': { note: 'Required for cron timing: an IANA time zone name such as `Europe/Berlin` or `UTC`.' },
+  'ferry.v1.Timing.timezone': { note: 'An IANA time zone name such as `Europe/Berlin` or `UTC`.' },
   'ferry.v1.Timing.every_seconds': {
     minimum: MIN_INTERVAL_SECONDS,
     maximum: MAX_INTERVAL_SECONDS,
     multipleOf: INTERVAL_STEP_SECONDS,
-    note: 'Required for interval timing.',
   },
   'ferry.v1.Timing.starts_at': { format: 'date-time', note: 'In the future when a schedule is created or changed (not in a preview).' },
   'ferry.v1.ScheduleRequestInput.url': URL_RULE,

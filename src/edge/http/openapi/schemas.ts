@@ -1,12 +1,16 @@
-import { ScalarType } from '@bufbuild/protobuf';
+import { getOption, ScalarType } from '@bufbuild/protobuf';
 import type { DescEnum, DescField, DescMessage } from '@bufbuild/protobuf';
 import type { FieldRule } from '../../../domain/validation/index.js';
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
+import { always_set } from '../../../gen/ferry/v1/http_pb.js';
 import { enumJsonNames } from '../enum-names.js';
 import type { ProtoComments } from './comments.js';
 import { constrain, describeWith, ruleNotes, type RuleBook, type Schema } from './constraints.js';
 
 export type { Schema } from './constraints.js';
+
+type Variants = NonNullable<FieldRule['variants']>;
+type VariantShape = Variants['shapes'][string];
 
 /** Which way a message travels: requests accept absent fields, responses always carry every field. */
 export type Direction = 'input' | 'output';
@@ -28,8 +32,10 @@ const WKT_OUTPUT: Record<string, Schema> = {
 
 /**
  * Component schemas mirroring the gateway's JSON reader and writer. Response schemas list every field as
- * required and nullable exactly where the writer emits null; request schemas carry the rules validation applies
- * (required fields, ranges, lengths, patterns, enums), from the validation module's table.
+ * required, and nullable where the writer may emit null: everywhere it can, except fields marked
+ * `(ferry.v1.always_set)` in the proto. Request schemas carry the rules validation applies (required fields,
+ * ranges, lengths, patterns, enums), from the validation module's table. A message whose rule has `variants`
+ * becomes a `oneOf` of one schema per shape, with a discriminator, both ways.
  *
  * A message used both ways gets two schemas: the response one keeps the message name, the request one is
  * suffixed `Write`. Call `use` for every root before asking for names, so names do not depend on call order.
@@ -55,7 +61,8 @@ export class SchemaSet {
     const name = this.name(message, direction);
     if (!this.schemas.has(name)) {
       this.schemas.set(name, {});
-      this.schemas.set(name, this.object(message, direction, new Set()));
+      const variants = this.rules.message(message.typeName)?.variants;
+      this.schemas.set(name, variants === undefined ? this.object(message, direction, new Set()) : this.union(message, direction, variants));
     }
     return { $ref: `#/components/schemas/${name}` };
   }
@@ -67,16 +74,18 @@ export class SchemaSet {
     return { $ref: `#/components/schemas/${name}` };
   }
 
-  /** The schema of one field's value, as the reader takes it or the writer writes it. */
-  field(field: DescField, direction: Direction): Schema {
-    const nullable = direction === 'output';
+  /**
+   * The schema of one field's value, as the reader takes it or the writer writes it: on output nullable unless
+   * the proto marks the field always set.
+   */
+  field(field: DescField, direction: Direction, nullable = direction === 'output' && !getOption(field, always_set)): Schema {
     switch (field.fieldKind) {
       case 'scalar':
         return scalar(field.scalar, nullable && field.presence !== FeatureSet_FieldPresence.IMPLICIT);
       case 'enum':
         return maybeNull(this.enumRef(field.enum), nullable);
       case 'message':
-        return this.message(field.message, direction);
+        return this.message(field.message, direction, nullable);
       case 'list':
         return {
           type: 'array',
@@ -118,6 +127,70 @@ export class SchemaSet {
     const plain = this.field(field, 'input');
     const description = this.comments.get(`${field.parent.typeName}.${field.name}`);
     return { schema: { ...constrain(plain, rule), ...describeWith(description, ruleNotes(rule, plain)) }, required: rule.required === true };
+  }
+
+  /** A message with variants: one schema per shape, told apart by the value of the `by` field. */
+  private union(message: DescMessage, direction: Direction, variants: Variants): Schema {
+    const by = message.fields.find((f) => f.name === variants.by);
+    if (by?.fieldKind !== 'scalar' || by.scalar !== ScalarType.STRING) throw new Error(`${message.typeName}: variants need a string field ${variants.by}`);
+    const values = Object.keys(variants.shapes);
+    const allowed = this.rules.field(`${message.typeName}.${by.name}`).enum;
+    if (allowed !== undefined && [...allowed].sort().join() !== [...values].sort().join()) {
+      throw new Error(`${message.typeName}: the shapes (${values.join(', ')}) are not the values of ${by.name} (${allowed.join(', ')})`);
+    }
+    const mapping: Record<string, string> = {};
+    for (const value of values) {
+      const name = `${value.charAt(0).toUpperCase()}${value.slice(1)}${this.name(message, direction)}`;
+      if (this.schemas.has(name)) throw new Error(`schema name ${name} is taken`);
+      this.schemas.set(name, this.variant(message, direction, by, value, variants.shapes[value]!));
+      mapping[value] = `#/components/schemas/${name}`;
+    }
+    return {
+      ...describeWith(this.comments.get(message.typeName), []),
+      oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+      discriminator: { propertyName: by.name, mapping },
+    };
+  }
+
+  /**
+   * One shape of a message with variants: every member, null where the shape has none. On input too, because
+   * validation takes null as absent: a value read back, nulls included, can be given again as it is.
+   */
+  private variant(message: DescMessage, direction: Direction, by: DescField, value: string, shape: VariantShape): Schema {
+    const takes = new Set([...shape.required, ...(shape.optional ?? [])]);
+    for (const name of takes) {
+      if (!message.fields.some((f) => f.name === name)) throw new Error(`${message.typeName} has no field ${name}`);
+    }
+    const properties: Record<string, Schema> = {};
+    const required: string[] = [by.name];
+    for (const field of message.fields) {
+      const description = this.comments.get(`${message.typeName}.${field.name}`);
+      if (field === by) {
+        // Asked on input too, so the rule of the field counts as used; its enum is the list of shapes.
+        if (direction === 'input') this.inputField(field);
+        properties[field.name] = { type: 'string', const: value, description: `\`${value}\` in this shape of \`${message.name}\`.` };
+      } else if (!takes.has(field.name)) {
+        properties[field.name] = { type: 'null', ...describeWith(description, []) };
+      } else if (shape.required.includes(field.name)) {
+        properties[field.name] = direction === 'input' ? this.inputField(field).schema : { ...this.field(field, direction, false), ...describeWith(description, []) };
+        required.push(field.name);
+      } else {
+        // Optional: a value, or null as it reads back when unset.
+        const schema = direction === 'input' ? this.inputField(field).schema : { ...this.field(field, direction, false), ...describeWith(description, []) };
+        if (typeof schema.type !== 'string') throw new Error(`${message.typeName}.${field.name}: an optional member of a shape must be a scalar`);
+        properties[field.name] = { ...schema, type: [schema.type, 'null'] };
+      }
+    }
+    const members = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(' and ');
+    const others = direction === 'output' ? '; the other members are null' : '; the other members may only be null or absent';
+    const optional = shape.optional === undefined || shape.optional.length === 0 ? '' : `, optionally ${members(shape.optional)}`;
+    return {
+      type: 'object',
+      description: `\`${message.name}\` with \`${by.name}\` \`${value}\`: ${members(shape.required)}${optional}${others}.`,
+      required: direction === 'output' ? Object.keys(properties) : required,
+      properties,
+      additionalProperties: false,
+    };
   }
 
   private object(message: DescMessage, direction: Direction, excluded: ReadonlySet<string>): Schema {

@@ -4,7 +4,7 @@
 
 import type { GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/http.proto.
  */
 export const file_ferry_v1_http: GenFile = /*@__PURE__*/
-  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKsAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgSFQoNcmVzcG9uc2VfbWV0YRgMIAEoCSI8Cg1IZWFkZXJCaW5kaW5nEgwKBG5hbWUYASABKAkSDQoFZmllbGQYAiABKAkSDgoGcHJlZml4GAMgASgIIj4KDlN0YXR1c092ZXJyaWRlEg0KBWZpZWxkGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBnN0YXR1cxgDIAEoBTpJCgRodHRwEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuY4DIAEoCzITLmZlcnJ5LnYxLkh0dHBSb3V0ZVIEaHR0cGIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKsAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgSFQoNcmVzcG9uc2VfbWV0YRgMIAEoCSI8Cg1IZWFkZXJCaW5kaW5nEgwKBG5hbWUYASABKAkSDQoFZmllbGQYAiABKAkSDgoGcHJlZml4GAMgASgIIj4KDlN0YXR1c092ZXJyaWRlEg0KBWZpZWxkGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBnN0YXR1cxgDIAEoBTpJCgRodHRwEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuY4DIAEoCzITLmZlcnJ5LnYxLkh0dHBSb3V0ZVIEaHR0cDo+CgphbHdheXNfc2V0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgIUglhbHdheXNTZXRiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * HttpRoute binds an RPC to a path of the JSON HTTP API. The gateway and the OpenAPI generator both read it, so
@@ -191,4 +191,14 @@ export const StatusOverrideSchema: GenMessage<StatusOverride> = /*@__PURE__*/
  */
 export const http: GenExtension<MethodOptions, HttpRoute> = /*@__PURE__*/
   extDesc(file_ferry_v1_http, 0);
+
+/**
+ * True when every response carries a value for the field: a message or timestamp that is always set, or an
+ * enum that is never `*_UNSPECIFIED`. The JSON HTTP API then never writes it as `null`, and the OpenAPI document
+ * (and so the SDK's types) marks it non-nullable.
+ *
+ * @generated from extension: bool always_set = 51002;
+ */
+export const always_set: GenExtension<FieldOptions, boolean> = /*@__PURE__*/
+  extDesc(file_ferry_v1_http, 1);
 
