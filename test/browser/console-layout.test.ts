@@ -56,14 +56,35 @@ describe('the console at work: keyboard, narrow screens, times and IDs', () => {
     await c.close();
   });
 
-  it('stays readable on a narrow screen: nothing wider than the window but scrollable tables', async () => {
-    await someRequests(f, 3);
+  it('stays readable on a narrow screen: nothing wider than the window, the requests table folded into it', async () => {
+    const [id] = await someRequests(f, 3);
+    const long = await f.api.create({ url: `${DEST}/orders/2026/11/a-rather-long-path-segment-that-no-phone-fits-on-one-line?tenant=acme&trace=0123456789abcdef`, delay: '1h' });
+    expect(long.status).toBe(202);
     const c = await browser.openConsole(f.ferry.baseUrl, { viewport: NARROW });
     await signIn(c.page, f.apiKey);
     await c.page.getByRole('row').nth(1).waitFor();
+    await c.screenshot('requests-narrow');
     const overflow = await c.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
-    await c.screenshot('requests-narrow');
+    // Nothing of a row lies past the window's edge, to be scrolled to or missed: each row folds to the width.
+    const cellsOutside = await c.page.evaluate(`[...document.querySelectorAll('table.requests tbody td')]
+      .filter((td) => getComputedStyle(td).display !== 'none')
+      .map((td) => td.getBoundingClientRect())
+      .filter((r) => r.left < 0 || r.right > window.innerWidth).length`);
+    expect(cellsOutside).toBe(0);
+    expect(await c.page.evaluate(`(() => { const w = document.querySelector('.table-wrap'); return w.scrollWidth - w.clientWidth; })()`)).toBeLessThanOrEqual(0);
+    // Everything a row says is there to read: status, ID and its copy button, method, URL, both times.
+    const row = c.page.getByRole('row').filter({ hasText: id! });
+    for (const part of [row.locator('.badge'), row.getByRole('link', { name: id! }), row.getByRole('button', { name: `Copy ${id!}` }), row.locator('td.url'), row.locator('time').first()]) {
+      const box = await part.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.x).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(NARROW.width);
+    }
+    const rowText = await row.innerText();
+    expect(rowText).toContain('POST');
+    expect(rowText).toMatch(/Created/i);
+    expect(rowText).toMatch(/Next \/ ended/i);
     expect(c.problems()).toEqual([]);
     await c.close();
   });

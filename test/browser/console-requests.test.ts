@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
-import { NARROW, signIn, useConsoleBrowser, type ConsolePage } from '../support/console-browser.js';
+import { NARROW, signIn, useConsoleBrowser, type ConsolePage, type OpenOptions } from '../support/console-browser.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
 
@@ -40,8 +40,8 @@ describe('the Requests pages of the console', () => {
     return (res.body.data as { id: string }).id;
   }
 
-  async function opened(hash?: string): Promise<ConsolePage> {
-    const c = await browser.openConsole(f.ferry.baseUrl);
+  async function opened(hash?: string, options: OpenOptions = {}): Promise<ConsolePage> {
+    const c = await browser.openConsole(f.ferry.baseUrl, options);
     await signIn(c.page, f.apiKey);
     if (hash !== undefined) await goTo(c.page, hash);
     return c;
@@ -57,6 +57,8 @@ describe('the Requests pages of the console', () => {
     await page.getByLabel('Headers').fill('X-Tenant: acme\nX-Trace: t-1');
     await page.getByLabel('Body (JSON)').fill('{"order": 42}');
     await page.getByLabel('Metadata (JSON)').fill('{"customer": "c-7"}');
+    // The form sends retry.max_attempts: a count of attempts with the first among them, 3 when left out.
+    expect(await page.locator('#s-attempts-hint').textContent()).toBe('1 to 20, the first included; empty: 3 (the first and up to 2 retries).');
     await c.screenshot('send-form');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
 
@@ -77,6 +79,9 @@ describe('the Requests pages of the console', () => {
     expect(await definition.textContent()).toContain('X-Tenant');
     expect(await definition.textContent()).toContain('[REDACTED]');
     expect(await definition.textContent()).toContain('c-7');
+    const definitionText = await definition.innerText();
+    expect(definitionText).toMatch(/Attempts\s+3 in all: the first and up to 2 retries, exponential backoff/);
+    expect(definitionText).not.toContain('Retries');
     const [got] = await dest.waitForRequests('/form', 1);
     expect(got!.method).toBe('PUT');
     expect(JSON.parse(got!.body.toString())).toEqual({ order: 42 });
@@ -122,20 +127,31 @@ describe('the Requests pages of the console', () => {
     const failed = (await attempts.textContent()) ?? '';
     expect(failed).toContain('No Retry-After header; backoff of');
     expect(failed).toContain('next try was due');
+    // A failed request can be replayed, not cancelled.
+    const actions = page.getByRole('region', { name: 'Actions' });
+    expect(await actions.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);
+    expect(await actions.getByRole('button', { name: 'Replay', exact: true }).count()).toBe(1);
     expect(c.problems()).toEqual([]);
     await c.close();
   });
 
-  it('cancels a delayed request, replays an ended one, and shows the 409 of cancelling an ended request', async () => {
+  it('offers Cancel only while a request is active and Replay only once it has ended, and says what each did', async () => {
     const delayed = await create({ url: `${dest.url}/later`, delay: '1h' });
     const c = await opened(`#/requests/${delayed}`);
     const { page } = c;
+    const actions = page.getByRole('region', { name: 'Actions' });
+    const cancel = actions.getByRole('button', { name: 'Cancel', exact: true });
+    const replay = actions.getByRole('button', { name: 'Replay', exact: true });
     await expect.poll(() => page.locator('.headline').textContent()).toContain('Waiting for its delivery time');
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await replay.count()).toBe(0);
+    await cancel.click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Cancellation requested' }).count()).toBe(1);
     await expect.poll(() => page.locator('.headline').textContent(), { timeout: 30_000 }).toContain('Cancelled');
+    // Cancelled, it has ended: nothing to cancel any more, and it can be replayed.
+    await expect.poll(() => cancel.count()).toBe(0);
+    expect(await actions.textContent()).toContain('Ended: it can be replayed as a new request.');
 
-    await page.getByRole('button', { name: 'Replay' }).click();
+    await replay.click();
     const replayed = page.getByRole('status').filter({ hasText: 'Replayed as' });
     await replayed.waitFor();
     const copy = (await replayed.locator('code').textContent()) ?? '';
@@ -146,16 +162,14 @@ describe('the Requests pages of the console', () => {
     expect(await page.getByRole('region', { name: 'Definition' }).textContent()).toContain(`Replay of ${delayed}`);
     await expect.poll(() => page.locator('.headline').textContent(), { timeout: 20_000 }).toContain('Delivered on attempt 1');
 
-    // The copy has ended: cancelling it is refused, and the API's answer is what the page shows.
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    const refused = page.getByRole('alert');
-    await expect.poll(() => refused.textContent()).toContain('Conflict (409 REQUEST_COMPLETED)');
-    expect(await refused.textContent()).toContain('Call ID:');
+    // The copy succeeded: it cannot be cancelled (the API would answer 409), only replayed again.
+    await expect.poll(() => replay.count()).toBe(1);
+    expect(await cancel.count()).toBe(0);
 
     // An ID this project does not have is said in so many words.
     await goTo(page, '#/requests/req_01NOSUCHREQUEST0000000000');
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('No such request in this project');
-    expect(unexpected(c, 409, 404)).toEqual([]);
+    expect(unexpected(c, 404)).toEqual([]);
     await c.close();
   });
 
@@ -214,11 +228,12 @@ describe('the Requests pages of the console', () => {
     await c.close();
   });
 
-  it('narrows the list by status and search, keeps the filters in the address, pages with the cursor, and shows a refused filter', async () => {
+  it('narrows the list by status, search and UTC time, keeps the filters in the address, pages with the cursor, and shows a refused filter', async () => {
     const tag = `f${Date.now().toString(36)}`;
     const done = await create({ url: `${dest.url}/${tag}-alpha` });
     const waiting = await create({ url: `${dest.url}/${tag}-beta`, delay: '2h' });
-    const c = await opened();
+    // A browser away from UTC: the time filters must still mean UTC, as they say.
+    const c = await opened(undefined, { timezoneId: 'America/New_York' });
     const { page } = c;
     const rowOf = (id: string) => page.getByRole('row').filter({ hasText: id });
     // Which of the two rows are shown: [done, waiting].
@@ -226,7 +241,7 @@ describe('the Requests pages of the console', () => {
     // Unfiltered, the list holds what the tests before left: every status side by side.
     await expect.poll(() => rowOf(waiting).count()).toBe(1);
     await c.screenshot('requests-list');
-    // At phone width the table scrolls sideways, but each row still starts with its status, in view.
+    // At phone width each row folds to the window's width, its status in view.
     const narrow = await browser.openConsole(f.ferry.baseUrl, { viewport: NARROW });
     await signIn(narrow.page, f.apiKey);
     const badge = narrow.page.getByRole('row').filter({ hasText: waiting }).locator('.badge');
@@ -266,6 +281,35 @@ describe('the Requests pages of the console', () => {
     await page.getByRole('button', { name: '← Newer' }).click();
     await expect.poll(shown).toEqual([0, 1]);
     expect(await page.evaluate('location.hash')).not.toContain('cursor=');
+
+    // The time bounds are typed in UTC, 24-hour, as the list shows times: a row's own creation time, pasted as
+    // shown, is sent as that instant and finds the row.
+    const sentFilter = async (name: string) => new URLSearchParams(((await page.evaluate('location.hash')) as string).split('?')[1]).get(name);
+    await goTo(page, `#/requests?search=${tag}`);
+    await expect.poll(shown).toEqual([1, 1]);
+    const before = page.getByLabel('Created before (UTC)');
+    await before.fill('2000-01-01 0:00');
+    await before.press('Enter');
+    await expect.poll(() => sentFilter('to')).toBe('2000-01-01T00:00:00Z');
+    await page.getByText('No request matches these filters.').waitFor();
+    expect(await before.inputValue()).toBe('2000-01-01 00:00:00');
+    await goTo(page, `#/requests?search=${tag}`);
+    await expect.poll(shown).toEqual([1, 1]);
+    const waitingCreated = ((await rowOf(waiting).locator('time .abs').first().textContent()) ?? '').trim();
+    expect(waitingCreated).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
+    const from = page.getByLabel('Created from (UTC)');
+    await from.fill(waitingCreated);
+    await from.press('Enter');
+    await expect.poll(() => sentFilter('from')).toBe(waitingCreated.replace(' ', 'T'));
+    await expect.poll(() => rowOf(waiting).count()).toBe(1);
+    expect(await from.inputValue()).toBe(waitingCreated.replace('Z', ''));
+    // A time in another shape (a 12-hour one, a local date) is refused at the field, and nothing is sent.
+    const hashBefore = await page.evaluate('location.hash');
+    await from.fill('11/25/2026, 09:30 PM');
+    await from.press('Enter');
+    await expect.poll(() => page.locator('#f-from-error').textContent()).toBe('Write a UTC time as YYYY-MM-DD HH:MM (24-hour, seconds optional), e.g. 2026-11-25 09:30.');
+    expect(await from.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate('location.hash')).toBe(hashBefore);
 
     // A filter the API refuses is shown as its 422, not silently dropped.
     await goTo(page, '#/requests?from=yesterday');

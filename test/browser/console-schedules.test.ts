@@ -74,6 +74,8 @@ describe('the schedules pages', () => {
     await page.getByLabel('URL').fill(`${DEST}/report`);
     await page.getByLabel(/^Headers/).fill('X-Tenant: acme');
     await page.getByLabel(/^Body/).fill('{"report": "monthly"}');
+    // A schedule's retry counts retries after each run's first attempt, 0 unless given.
+    expect(await page.locator('#new-retry-hint').textContent()).toBe("0 to 19 retries after each run's first attempt; 0: one attempt per run.");
     await page.getByLabel('Cron expression', { exact: true }).fill('0 9 1 * *');
     await page.getByLabel('Time zone', { exact: true }).fill('Europe/Berlin');
     const create = page.getByRole('button', { name: 'Create schedule' });
@@ -132,6 +134,20 @@ describe('the schedules pages', () => {
 
     await page.getByRole('button', { name: 'Edit timing' }).click();
     const editor = page.getByRole('region', { name: 'Edit timing' });
+    // A first run is typed in UTC, 24-hour, as the console shows every time; another shape is refused at the field.
+    await editor.getByLabel('Fixed interval').check();
+    await editor.getByLabel('Every (minutes)').fill('60');
+    const firstRun = editor.getByLabel('First run (UTC, optional)');
+    await firstRun.fill('01/01/2030, 9:00 AM');
+    await editor.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => editor.locator('.field-problem').textContent()).toBe('Write a UTC time as YYYY-MM-DD HH:MM (24-hour, seconds optional), e.g. 2026-11-25 09:30.');
+    expect(await firstRun.getAttribute('aria-invalid')).toBe('true');
+    await firstRun.fill('2030-01-01 09:00');
+    await editor.getByRole('button', { name: 'Preview' }).click();
+    const hourly = await runRows(page, /^Next runs of the new timing/);
+    expect(hourly[0]![1]).toBe('2030-01-01 09:00:00Z');
+    expect(hourly[1]![1]).toBe('2030-01-01 10:00:00Z');
+    await editor.getByLabel('Cron (calendar times in a zone)').check();
     await editor.getByLabel('Cron expression', { exact: true }).fill('*/15 * * * *');
     await editor.getByLabel('Time zone', { exact: true }).fill('UTC');
     const save = editor.getByRole('button', { name: 'Save' });
@@ -301,6 +317,18 @@ describe('the runs of a schedule that fires', () => {
     await link.first().waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByRole('region', { name: 'Timing and status' }).innerText(), { timeout: 30_000 }).toContain('request created');
     const requestId = await link.first().innerText();
+
+    // On a device whose clock runs ten minutes behind, the run that happened reads as just now, never as to come.
+    const behind = await browser.openConsole(f.ferry.baseUrl, { clockOffsetMs: -10 * 60_000 });
+    await signIn(behind.page, f.apiKey);
+    await behind.page.goto(`${f.ferry.baseUrl}/console/#/schedules/${s.id}`);
+    const lastRun = behind.page.getByRole('region', { name: 'Timing and status' }).locator('dt:text-is("Last run") + dd');
+    await expect.poll(() => lastRun.innerText(), { timeout: 30_000 }).toContain('request created');
+    expect(await lastRun.locator('time .rel').textContent()).toBe('just now');
+    // What is planned still reads ahead.
+    expect(await behind.page.getByRole('region', { name: 'Timing and status' }).locator('dt:text-is("Next run") + dd time .rel').textContent()).toMatch(/^in \d+ min\.$/);
+    expect(behind.problems()).toEqual([]);
+    await behind.close();
     // The list of every request of this schedule, filtered by the API (schedule_id), holds the same run.
     await runs.getByRole('link', { name: 'Every request of this schedule' }).click();
     await expect.poll(() => page.url()).toContain(`schedule_id=${s.id}`);

@@ -31,9 +31,17 @@ export interface ConsolePage {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  viewport?: { width: number; height: number };
+  /** The browser's time zone; UTC unless given. */
+  timezoneId?: string;
+  /** How far the browser's clock runs from the machine's (negative: behind), as when a device's clock is off. */
+  clockOffsetMs?: number;
+}
+
 export interface ConsoleBrowser {
   /** Opens the console of the server at `baseUrl` in a fresh context. */
-  openConsole(baseUrl: string, options?: { viewport?: { width: number; height: number } }): Promise<ConsolePage>;
+  openConsole(baseUrl: string, options?: OpenOptions): Promise<ConsolePage>;
 }
 
 /** One chromium for the enclosing test file, closed after it. */
@@ -48,7 +56,9 @@ export function useConsoleBrowser(): ConsoleBrowser {
   return {
     async openConsole(baseUrl, options = {}) {
       if (browser === undefined) throw new Error('the browser is not started: call openConsole inside a test');
-      const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: 'en-GB', timezoneId: 'UTC' });
+      const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: 'en-GB', timezoneId: options.timezoneId ?? 'UTC' });
+      // The page's clock then starts at the shifted time and runs on at the real pace.
+      if (options.clockOffsetMs !== undefined) await context.clock.install({ time: Date.now() + options.clockOffsetMs });
       const page = await context.newPage();
       const seen: string[] = [];
       page.on('pageerror', (err) => seen.push(`page error: ${err.message}`));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterKeyOf, hasFilters, listQueryOf, rfc3339OfUtcInput, utcInputValue } from '../../src/console/requests/list-query.js';
+import { filterKeyOf, hasFilters, listQueryOf } from '../../src/console/requests/list-query.js';
 
 const q = (init: string) => new URLSearchParams(init);
 
@@ -52,32 +52,5 @@ describe('hasFilters', () => {
     expect(hasFilters(q('cursor=abc&limit=50'))).toBe(false);
     expect(hasFilters(q('status=&search='))).toBe(false);
     for (const name of ['status', 'search', 'method', 'source', 'from', 'to']) expect(hasFilters(q(`${name}=x`)), name).toBe(true);
-  });
-});
-
-describe('utcInputValue and rfc3339OfUtcInput', () => {
-  it('turns an RFC 3339 time into a datetime-local value read as UTC', () => {
-    expect(utcInputValue('2026-11-25T09:00:00Z')).toBe('2026-11-25T09:00:00');
-    expect(utcInputValue('2026-11-25T10:30:15+01:00')).toBe('2026-11-25T09:30:15');
-    expect(utcInputValue('2026-11-25T09:00:00.987Z')).toBe('2026-11-25T09:00:00');
-  });
-
-  it('gives an empty value for nothing or for text that is not a time', () => {
-    expect(utcInputValue(null)).toBe('');
-    expect(utcInputValue('')).toBe('');
-    expect(utcInputValue('yesterday')).toBe('');
-  });
-
-  it('turns a datetime-local value back into RFC 3339 in UTC, with seconds and without fractions', () => {
-    expect(rfc3339OfUtcInput('2026-11-25T09:00')).toBe('2026-11-25T09:00:00Z');
-    expect(rfc3339OfUtcInput('2026-11-25T09:00:30')).toBe('2026-11-25T09:00:30Z');
-    expect(rfc3339OfUtcInput('2026-11-25T09:00:30.250')).toBe('2026-11-25T09:00:30Z');
-    expect(rfc3339OfUtcInput('')).toBe('');
-  });
-
-  it('round-trips a whole-second time', () => {
-    for (const at of ['2026-11-25T09:00:00Z', '2027-03-28T01:59:59Z', '2026-01-01T00:00:00Z']) {
-      expect(rfc3339OfUtcInput(utcInputValue(at))).toBe(at);
-    }
   });
 });

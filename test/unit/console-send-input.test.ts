@@ -74,11 +74,24 @@ describe('buildInput', () => {
       const built = buildInput(draft(fields));
       return built.ok ? built.input : null;
     };
+    expect(input({ when: 'at', deliverAt: '2026-11-25 09:00' })).toHaveProperty('deliver_at', '2026-11-25T09:00:00Z');
+    expect(input({ when: 'at', deliverAt: '2026-11-25 21:00:30' })).toHaveProperty('deliver_at', '2026-11-25T21:00:30Z');
     expect(input({ when: 'at', deliverAt: '2026-11-25T09:00' })).toHaveProperty('deliver_at', '2026-11-25T09:00:00Z');
-    expect(input({ when: 'at', deliverAt: '2026-11-25T09:00:30' })).toHaveProperty('deliver_at', '2026-11-25T09:00:30Z');
     expect(input({ when: 'at', deliverAt: '' })).not.toHaveProperty('deliver_at');
+    expect(input({ when: 'at', deliverAt: '  ' })).not.toHaveProperty('deliver_at');
     expect(input({ when: 'now', deliverAt: '2026-11-25T09:00' })).not.toHaveProperty('deliver_at');
     expect(input({ when: 'delay', delay: '5m', deliverAt: '2026-11-25T09:00' })).not.toHaveProperty('deliver_at');
+  });
+
+  it('refuses a delivery time that is not a UTC time at its field, rather than send another instant', () => {
+    expect(buildInput(draft({ when: 'at', deliverAt: '11/25/2026, 09:00 PM' }))).toEqual({
+      ok: false,
+      field: 'deliver_at',
+      message: 'Write a UTC time as YYYY-MM-DD HH:MM (24-hour, seconds optional), e.g. 2026-11-25 09:30.',
+    });
+    expect(buildInput(draft({ when: 'at', deliverAt: '2026-02-30 09:00' }))).toMatchObject({ ok: false, field: 'deliver_at' });
+    // Only a chosen delivery time is read.
+    expect(buildInput(draft({ when: 'now', deliverAt: 'whenever' }))).toMatchObject({ ok: true });
   });
 
   it('sends attempts as a number and the timeout trimmed, when given', () => {

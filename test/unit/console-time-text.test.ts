@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relativeTime, utcText, zonedText } from '../../src/console/ui/time-text.js';
+import { relativePastTime, relativeTime, utcText, zonedText } from '../../src/console/ui/time-text.js';
 
 const NOW = Date.UTC(2026, 10, 25, 9, 0, 0);
 const SECOND = 1_000;
@@ -59,6 +59,26 @@ describe('relativeTime', () => {
   it('depends only on the distance between the two instants', () => {
     expect(relativeTime(5 * MINUTE, 0)).toBe('in 5 min.');
     expect(relativeTime(0, 5 * MINUTE)).toBe('5 min. ago');
+  });
+});
+
+describe('relativePastTime', () => {
+  /** The words for something that happened `delta` ms from the fixed now (ahead of it when positive). */
+  const happened = (delta: number) => relativePastTime(NOW + delta, NOW);
+
+  it('words a past event as relativeTime does', () => {
+    expect(happened(-45 * SECOND)).toBe('45 sec. ago');
+    expect(happened(-2 * HOUR)).toBe('2 hr. ago');
+    expect(happened(-DAY)).toBe('yesterday');
+  });
+
+  it('never words an event as future: one ahead of this clock (clocks that disagree) happened just now', () => {
+    expect(happened(8 * SECOND)).toBe('just now');
+    expect(happened(10 * MINUTE)).toBe('just now');
+    expect(happened(3 * DAY)).toBe('just now');
+    expect(happened(0)).toBe('just now');
+    expect(happened(-499)).toBe('just now');
+    expect(happened(-500)).toBe('1 sec. ago');
   });
 });
 

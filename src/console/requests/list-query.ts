@@ -4,7 +4,6 @@ import type { ListRequestsQuery } from '../../../sdk/src/types.js';
 export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'schedule_id', 'from', 'to'] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
-export const STATUSES = ['scheduled', 'queued', 'delivering', 'succeeded', 'failed', 'cancelled'] as const;
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const SOURCES = [
   ['api', 'API'],
@@ -37,19 +36,4 @@ export function filterKeyOf(query: URLSearchParams): string {
 
 export function hasFilters(query: URLSearchParams): boolean {
   return FILTER_NAMES.some((name) => (query.get(name) ?? '') !== '');
-}
-
-/** `2026-11-25T09:00:00Z` → `2026-11-25T09:00:00`, for a datetime-local input read as UTC; '' when not that shape. */
-export function utcInputValue(rfc3339: string | null): string {
-  if (rfc3339 === null || rfc3339 === '') return '';
-  const at = Date.parse(rfc3339);
-  if (Number.isNaN(at)) return '';
-  return new Date(at).toISOString().slice(0, 19);
-}
-
-/** A datetime-local value read as UTC → RFC 3339 (`2026-11-25T09:00` → `2026-11-25T09:00:00Z`); '' stays ''. */
-export function rfc3339OfUtcInput(value: string): string {
-  if (value === '') return '';
-  const withSeconds = /T\d\d:\d\d$/.test(value) ? `${value}:00` : value;
-  return `${withSeconds.replace(/\.\d+$/, '')}Z`;
 }

@@ -3,30 +3,34 @@ import { useSession } from '../shell/context.js';
 import { hrefOf } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
 import { useAction } from '../ui/use-action.js';
-
-const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
+import { canCancel, canReplay, hasEnded } from './request-status.js';
 
 /**
- * Cancel and Replay, each asked of the API once per click, without a confirmation step: the API decides (409 for
- * cancelling an ended request or replaying an active one) and its answer is shown as it comes.
+ * Cancel while the request is active, Replay once it has ended: only what the API allows for the status shown.
+ * Each is asked of the API once per click, without a confirmation step, and its answer is shown as it comes
+ * (a 409 still, when the request ended between the last read and the click).
  */
 export function RequestActions({ request, onChanged }: { request: RequestDetail; onChanged: () => void }) {
   const { api } = useSession();
   const cancel = useAction<CancelResult>(() => api.actions.requests.cancel(request.id), onChanged);
   const replay = useAction<Acceptance>(() => api.actions.requests.replay(request.id), onChanged);
-  const ended = request.status !== null && ENDED.has(request.status);
+  const ended = hasEnded(request.status);
 
   return (
     <section class="request-actions" aria-label="Actions">
       <div class="row">
-        <button type="button" class="danger" disabled={cancel.busy} onClick={() => void cancel.run()}>
-          {cancel.busy ? 'Cancelling…' : 'Cancel'}
-        </button>
-        <button type="button" disabled={replay.busy} onClick={() => void replay.run()}>
-          {replay.busy ? 'Replaying…' : 'Replay'}
-        </button>
+        {canCancel(request.status) ? (
+          <button type="button" class="danger" disabled={cancel.busy} onClick={() => void cancel.run()}>
+            {cancel.busy ? 'Cancelling…' : 'Cancel'}
+          </button>
+        ) : null}
+        {canReplay(request.status) ? (
+          <button type="button" disabled={replay.busy} onClick={() => void replay.run()}>
+            {replay.busy ? 'Replaying…' : 'Replay'}
+          </button>
+        ) : null}
         <span class="muted action-hint">
-          {ended ? 'Ended: it can be replayed as a new request.' : 'Active: it can be cancelled; replay once it has ended.'}
+          {ended ? 'Ended: it can be replayed as a new request.' : request.status === null ? '' : 'Active: it can be cancelled; replay once it has ended.'}
         </span>
       </div>
       {cancel.result ? (

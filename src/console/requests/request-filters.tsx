@@ -1,17 +1,37 @@
 import { useEffect, useState } from 'preact/hooks';
 import { navigate } from '../shell/router.js';
-import { FILTER_NAMES, METHODS, PAGE_SIZES, SOURCES, STATUSES, rfc3339OfUtcInput, utcInputValue, type FilterName } from './list-query.js';
+import { UTC_FIELD_PLACEHOLDER, readUtcField, utcFieldText } from '../ui/utc-field.js';
+import { FILTER_NAMES, METHODS, PAGE_SIZES, SOURCES, type FilterName } from './list-query.js';
+import { STATUSES } from './request-status.js';
 
 type Draft = Record<FilterName | 'limit', string>;
+type TimeBound = 'from' | 'to';
 
 const EXTRA = ['method', 'source', 'schedule_id', 'from', 'to', 'limit'] as const;
+const TIME_BOUNDS: readonly TimeBound[] = ['from', 'to'];
 
 function draftOf(query: URLSearchParams): Draft {
   const draft = { limit: query.get('limit') ?? '' } as Draft;
   for (const name of FILTER_NAMES) draft[name] = query.get(name) ?? '';
-  draft.from = utcInputValue(draft.from) || draft.from;
-  draft.to = utcInputValue(draft.to) || draft.to;
+  // A hand-edited address may hold what is no time at all: it is shown as it is, for the API's 422 to explain.
+  for (const bound of TIME_BOUNDS) draft[bound] = utcFieldText(draft[bound]) || draft[bound];
   return draft;
+}
+
+/** The filters to put in the address, or the first time bound that is not a UTC time, with why. */
+function paramsOf(draft: Draft): { params: URLSearchParams } | { bound: TimeBound; message: string } {
+  const params = new URLSearchParams();
+  for (const name of FILTER_NAMES) {
+    let value = draft[name].trim();
+    if (name === 'from' || name === 'to') {
+      const reading = readUtcField(value);
+      if (!reading.ok) return { bound: name, message: reading.message };
+      value = reading.rfc3339;
+    }
+    if (value !== '') params.set(name, value);
+  }
+  if (draft.limit !== '') params.set('limit', draft.limit);
+  return { params };
 }
 
 /**
@@ -21,20 +41,25 @@ function draftOf(query: URLSearchParams): Draft {
  */
 export function RequestFilters({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState(() => draftOf(query));
+  const [problem, setProblem] = useState<{ bound: TimeBound; message: string } | null>(null);
   // On a phone the rarer filters fold away behind a button, unless one of them is in use.
   const [more, setMore] = useState(() => EXTRA.some((name) => (query.get(name) ?? '') !== ''));
   const queryText = query.toString();
-  useEffect(() => setDraft(draftOf(query)), [queryText]);
+  useEffect(() => {
+    setDraft(draftOf(query));
+    setProblem(null);
+  }, [queryText]);
 
   const apply = (next: Draft) => {
-    const params = new URLSearchParams();
-    for (const name of FILTER_NAMES) {
-      const raw = next[name].trim();
-      const value = (name === 'from' || name === 'to') && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(raw) ? rfc3339OfUtcInput(raw) : raw;
-      if (value !== '') params.set(name, value);
+    const built = paramsOf(next);
+    if ('bound' in built) {
+      // Nothing is sent: a time the field cannot read would otherwise filter by something else than typed.
+      setMore(true);
+      setProblem(built);
+      return;
     }
-    if (next.limit !== '') params.set('limit', next.limit);
-    navigate({ page: 'requests', query: params });
+    setProblem(null);
+    navigate({ page: 'requests', query: built.params });
   };
   const choose = (name: FilterName | 'limit') => (event: Event) => {
     const next = { ...draft, [name]: (event.currentTarget as HTMLSelectElement).value };
@@ -95,14 +120,8 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
         <label for="f-schedule">Schedule</label>
         <input id="f-schedule" placeholder="sch_… ID" spellcheck={false} value={draft.schedule_id} onInput={type('schedule_id')} />
       </div>
-      <div class="extra">
-        <label for="f-from">Created from (UTC)</label>
-        <input id="f-from" type="datetime-local" step={1} value={draft.from} onInput={type('from')} />
-      </div>
-      <div class="extra">
-        <label for="f-to">Created before (UTC)</label>
-        <input id="f-to" type="datetime-local" step={1} value={draft.to} onInput={type('to')} />
-      </div>
+      <TimeBoundField bound="from" label="Created from (UTC)" value={draft.from} problem={problem} onInput={type('from')} />
+      <TimeBoundField bound="to" label="Created before (UTC)" value={draft.to} problem={problem} onInput={type('to')} />
       <div class="extra">
         <label for="f-limit">Per page</label>
         <select id="f-limit" value={draft.limit} onChange={choose('limit')}>
@@ -128,5 +147,38 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** A time bound typed as UTC text, 24-hour (see `ui/utc-field.ts`), with the reason it was not applied under it. */
+function TimeBoundField({ bound, label, value, problem, onInput }: {
+  bound: TimeBound;
+  label: string;
+  value: string;
+  problem: { bound: TimeBound; message: string } | null;
+  onInput: (event: Event) => void;
+}) {
+  const id = `f-${bound}`;
+  const message = problem?.bound === bound ? problem.message : null;
+  return (
+    <div class="extra time-bound">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        class="mono"
+        placeholder={UTC_FIELD_PLACEHOLDER}
+        spellcheck={false}
+        autocomplete="off"
+        value={value}
+        onInput={onInput}
+        aria-invalid={message !== null ? true : undefined}
+        aria-describedby={message !== null ? `${id}-error` : undefined}
+      />
+      {message !== null ? (
+        <p class="field-error" id={`${id}-error`}>
+          {message}
+        </p>
+      ) : null}
+    </div>
   );
 }

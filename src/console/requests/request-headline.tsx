@@ -40,7 +40,7 @@ function Line({ request, last, made, of }: { request: RequestDetail; last: Attem
     case 'scheduled':
       return (
         <>
-          <strong>Waiting</strong> for its delivery time: <When label="first attempt" value={request.scheduled_at} />
+          <strong>Waiting</strong> for its delivery time: <When label="first attempt" value={request.scheduled_at} planned />
         </>
       );
     case 'delivering':
@@ -54,7 +54,7 @@ function Line({ request, last, made, of }: { request: RequestDetail; last: Attem
         return (
           <>
             <strong>Retrying</strong>: attempt {made} {last.error_message ? `failed (${last.error_message})` : 'failed'};{' '}
-            <When label={`attempt ${made + 1} of ${request.max_attempts}`} value={last.retry.next_attempt_at} />
+            <When label={`attempt ${made + 1} of ${request.max_attempts}`} value={last.retry.next_attempt_at} planned />
           </>
         );
       }
@@ -69,11 +69,11 @@ function Line({ request, last, made, of }: { request: RequestDetail; last: Attem
 }
 
 /** The time part of a headline, kept together so that it wraps as one piece on narrow screens. */
-function When({ label, value }: { label?: string; value: string | null }) {
+function When({ label, value, planned = false }: { label?: string; value: string | null; planned?: boolean }) {
   return (
     <span class="when">
       {label ? `${label} ` : '· '}
-      <Time value={value} />
+      <Time value={value} planned={planned} />
     </span>
   );
 }

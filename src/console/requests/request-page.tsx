@@ -11,12 +11,11 @@ import { usePolled } from '../ui/use-polled.js';
 import { AttemptTimeline } from './attempt-timeline.js';
 import { RequestActions } from './request-actions.js';
 import { RequestHeadline } from './request-headline.js';
+import { hasEnded } from './request-status.js';
 import './requests.css';
 
 /** How often an open request that has not ended is read again. */
 const LIVE_EVERY_MS = 2_000;
-
-const ENDED = new Set(['succeeded', 'failed', 'cancelled']);
 
 export function RequestPage({ id }: { id: string }) {
   // A new ID is a new page: nothing of the previous request (its answers to actions) may linger.
@@ -27,7 +26,7 @@ function RequestView({ id }: { id: string }) {
   const { api } = useSession();
   const polled = usePolled(() => api.reads.requests.get(id), [id], {
     everyMs: LIVE_EVERY_MS,
-    settled: (r: RequestDetail) => r.status !== null && ENDED.has(r.status),
+    settled: (r: RequestDetail) => hasEnded(r.status),
   });
   const request = polled.data;
   // Re-renders now and then, so relative times move on after polling has stopped.
@@ -89,10 +88,8 @@ function RequestView({ id }: { id: string }) {
           </dd>
           <dt>Queue</dt>
           <dd>{request.queue}</dd>
-          <dt>Retries</dt>
-          <dd>
-            {request.max_attempts} {request.max_attempts === 1 ? 'attempt' : 'attempts'} in all, exponential backoff
-          </dd>
+          <dt>Attempts</dt>
+          <dd>{attemptsText(request.max_attempts)}</dd>
           <dt>Timeout</dt>
           <dd>{request.timeout_seconds} s per attempt</dd>
           <dt>Source</dt>
@@ -112,7 +109,7 @@ function RequestView({ id }: { id: string }) {
           <dt>Created</dt>
           <dd><Time value={request.created_at} /></dd>
           <dt>Scheduled for</dt>
-          <dd><Time value={request.scheduled_at} /></dd>
+          <dd><Time value={request.scheduled_at} planned /></dd>
           <dt>First attempt started</dt>
           <dd><Time value={request.started_at} /></dd>
           <dt>Ended</dt>
@@ -125,6 +122,13 @@ function RequestView({ id }: { id: string }) {
       </section>
     </>
   );
+}
+
+/** `max_attempts` counts every attempt, the first included: the retries are the rest. */
+function attemptsText(maxAttempts: number): string {
+  if (maxAttempts === 1) return '1 in all: no retry';
+  const retries = maxAttempts - 1;
+  return `${maxAttempts} in all: the first and up to ${retries} ${retries === 1 ? 'retry' : 'retries'}, exponential backoff`;
 }
 
 function Source({ request }: { request: RequestDetail }) {

@@ -86,6 +86,10 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
   );
 }
 
+/**
+ * The list as a table; on a narrow screen each row folds into a block of lines (requests.css), so nothing of it
+ * lies past the window's edge. The small labels are shown only then, where the column headings are out of sight.
+ */
 function RequestTable({ items }: { items: RequestSummary[] }) {
   const now = Date.now();
   return (
@@ -107,18 +111,20 @@ function RequestTable({ items }: { items: RequestSummary[] }) {
         <tbody>
           {items.map((r) => (
             <tr key={r.id}>
-              <td>{r.status ? <StatusBadge status={r.status} /> : <span class="muted">—</span>}</td>
-              <td>
+              <td class="status">{r.status ? <StatusBadge status={r.status} /> : <span class="muted">—</span>}</td>
+              <td class="id">
                 <CopyId id={r.id} href={hrefOf({ page: 'request', id: r.id })} />
               </td>
-              <td>
+              <td class="method">
                 <code>{r.method}</code>
               </td>
               <td class="url">{r.url}</td>
-              <td>
+              <td class="created">
+                <FoldedLabel text="Created" />
                 <Time value={r.created_at} now={now} />
               </td>
-              <td>
+              <td class="next">
+                <FoldedLabel text="Next / ended" />
                 <NextOrEnded request={r} now={now} />
               </td>
               <td class="wide">
@@ -132,13 +138,22 @@ function RequestTable({ items }: { items: RequestSummary[] }) {
   );
 }
 
+/** A cell's heading, shown inside it only when the row is folded; hidden from screen readers, which have the column's. */
+function FoldedLabel({ text }: { text: string }) {
+  return (
+    <span class="folded-label" aria-hidden="true">
+      {text}
+    </span>
+  );
+}
+
 /** What the list can say about "when": the due time of a delayed request, the end of an ended one. */
 function NextOrEnded({ request, now }: { request: RequestSummary; now: number }) {
   switch (request.status) {
     case 'scheduled':
       return (
         <>
-          due <Time value={request.scheduled_at} now={now} />
+          due <Time value={request.scheduled_at} now={now} planned />
         </>
       );
     case 'queued':

@@ -56,7 +56,7 @@ export function RetryDecision({ decision, current }: { decision: Decision; curre
         {retryAfterText(decision)}
         {decision.delay_source === 'retry_after' ? ' ' : '; '}
         {choiceText(decision)}; {current && due ? 'next try ' : 'next try was due '}
-        <Time value={nextAt} />
+        <Time value={nextAt} planned />
       </p>
       <details>
         <summary>Decision as recorded</summary>

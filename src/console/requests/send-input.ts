@@ -1,4 +1,5 @@
 import type { RequestInput } from '../../../sdk/src/types.js';
+import { readUtcField } from '../ui/utc-field.js';
 
 /** The send form as typed: every field a string, as its input holds it. */
 export interface SendDraft {
@@ -36,8 +37,8 @@ export type Built = { ok: true; input: RequestInput } | { ok: false; field: Send
 
 /**
  * The form as a `POST /requests` input. Only what cannot be sent at all is refused here (a header line without a
- * colon, a body or metadata that is not JSON); every rule of the API itself is left to the API, whose 422 is
- * shown next to the field it names.
+ * colon, a body or metadata that is not JSON, a delivery time that is not a UTC time); every rule of the API
+ * itself is left to the API, whose 422 is shown next to the field it names.
  */
 export function buildInput(draft: SendDraft): Built {
   const input: RequestInput = { url: draft.url.trim() };
@@ -62,9 +63,10 @@ export function buildInput(draft: SendDraft): Built {
   }
 
   if (draft.when === 'delay' && draft.delay.trim() !== '') input.delay = draft.delay.trim();
-  if (draft.when === 'at' && draft.deliverAt !== '') {
-    const withSeconds = /T\d\d:\d\d$/.test(draft.deliverAt) ? `${draft.deliverAt}:00` : draft.deliverAt;
-    input.deliver_at = `${withSeconds}Z`;
+  if (draft.when === 'at') {
+    const at = readUtcField(draft.deliverAt);
+    if (!at.ok) return { ok: false, field: 'deliver_at', message: at.message };
+    if (at.rfc3339 !== '') input.deliver_at = at.rfc3339;
   }
   if (draft.maxAttempts.trim() !== '') input.retry = { max_attempts: Number(draft.maxAttempts) };
   if (draft.timeout.trim() !== '') input.timeout = draft.timeout.trim();

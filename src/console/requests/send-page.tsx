@@ -7,6 +7,7 @@ import { CopyId } from '../ui/copy-id.js';
 import { ErrorNotice } from '../ui/error-notice.js';
 import { Time } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { UTC_FIELD_PLACEHOLDER } from '../ui/utc-field.js';
 import { METHODS } from './list-query.js';
 import { EMPTY_DRAFT, buildInput, formFieldOf, type SendDraft, type SendField } from './send-input.js';
 import './requests.css';
@@ -95,13 +96,22 @@ export function SendPage() {
             </Field>
           ) : null}
           {draft.when === 'at' ? (
-            <Field id="s-at" label="Deliver at (UTC)" error={errorOf('deliver_at')} hint="Within 30 days; a past time means now.">
-              <input id="s-at" type="datetime-local" step={1} value={draft.deliverAt} onInput={set('deliverAt')} {...invalid('s-at', errorOf('deliver_at'))} />
+            <Field id="s-at" label="Deliver at (UTC)" error={errorOf('deliver_at')} hint={`${UTC_FIELD_PLACEHOLDER}, 24-hour; within 30 days; a past time means now.`}>
+              <input
+                id="s-at"
+                class="mono"
+                placeholder={UTC_FIELD_PLACEHOLDER}
+                spellcheck={false}
+                autocomplete="off"
+                value={draft.deliverAt}
+                onInput={set('deliverAt')}
+                {...invalid('s-at', errorOf('deliver_at'))}
+              />
             </Field>
           ) : null}
         </fieldset>
         <div class="send-triple">
-          <Field id="s-attempts" label="Attempts in all" error={errorOf('retry')} hint="1 to 20; 3 when empty.">
+          <Field id="s-attempts" label="Attempts in all" error={errorOf('retry')} hint="1 to 20, the first included; empty: 3 (the first and up to 2 retries).">
             <input id="s-attempts" type="number" min={1} max={20} placeholder="3" value={draft.maxAttempts} onInput={set('maxAttempts')} {...invalid('s-attempts', errorOf('retry'))} />
           </Field>
           <Field id="s-timeout" label="Timeout per attempt" error={errorOf('timeout')} hint="1s to 5m; 50s when empty.">
@@ -130,7 +140,7 @@ function Accepted({ acceptance }: { acceptance: Acceptance }) {
       <strong>Accepted</strong>: <CopyId id={acceptance.id} href={hrefOf({ page: 'request', id: acceptance.id })} />{' '}
       {acceptance.status === 'scheduled' ? (
         <>
-          scheduled for <Time value={acceptance.scheduled_at} />.
+          scheduled for <Time value={acceptance.scheduled_at} planned />.
         </>
       ) : (
         <>queued for delivery now.</>

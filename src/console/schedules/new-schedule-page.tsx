@@ -125,6 +125,9 @@ export function NewSchedulePage() {
             value={draft.retry}
             onInput={(e) => set({ retry: e.currentTarget.value })}
           />
+          <p class="hint" id="new-retry-hint">
+            0 to 19 retries after each run's first attempt; 0: one attempt per run.
+          </p>
           <FieldProblem error={error} field="request.retry" id="new-retry" />
         </fieldset>
 

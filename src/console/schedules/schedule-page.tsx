@@ -88,7 +88,7 @@ function Facts({ schedule: s }: { schedule: Schedule }) {
         <dd>{s.status ?? '—'}</dd>
         <dt>Next run</dt>
         <dd>
-          {s.status === 'paused' ? <span class="muted">none while paused</span> : <Time value={s.next_run_at} />}
+          {s.status === 'paused' ? <span class="muted">none while paused</span> : <Time value={s.next_run_at} planned />}
           {s.status === 'paused' ? null : inZone(s.next_run_at)}
         </dd>
         <dt>Last run</dt>

@@ -129,7 +129,7 @@ function ScheduleTable({ schedules }: { schedules: ScheduleSummary[] }) {
                 {timingInWords(s.timing)}
                 <div class="muted mono small">{timingAsGiven(s.timing)}</div>
               </td>
-              <td>{s.status === 'paused' ? <span class="muted">paused</span> : <Time value={s.next_run_at} now={now} />}</td>
+              <td>{s.status === 'paused' ? <span class="muted">paused</span> : <Time value={s.next_run_at} now={now} planned />}</td>
               <td class="wide">
                 <Time value={s.last_run_at} now={now} />
                 {s.last_run_outcome ? <div class="small">{outcomeText(s.last_run_outcome)}</div> : null}

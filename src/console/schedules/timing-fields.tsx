@@ -1,5 +1,6 @@
 import type { Timing } from '../../../sdk/src/types.js';
 import type { ShownError } from '../shell/ferry-api.js';
+import { UTC_FIELD_PLACEHOLDER, readUtcField } from '../ui/utc-field.js';
 import { FieldProblem, fieldAttributes, localProblem } from './field-problem.js';
 import type { ReadTiming } from './timing-words.js';
 import { cronInWords } from './timing-words.js';
@@ -10,7 +11,7 @@ export interface TimingDraft {
   readonly expression: string;
   readonly timezone: string;
   readonly everyMinutes: string;
-  /** `YYYY-MM-DDTHH:MM` read as UTC, or empty for "one interval from now". */
+  /** UTC text as `ui/utc-field.ts` reads it (`2026-11-25 09:30`), or empty for "one interval from now". */
   readonly startsAt: string;
 }
 
@@ -37,7 +38,9 @@ export function timingOf(draft: TimingDraft): { timing: Timing } | { problem: Sh
     return { problem: localProblem('timing.every_seconds', 'Give the interval as a whole number of minutes.') };
   }
   const timing: Timing = { type: 'interval', every_seconds: Math.round(minutes * 60) };
-  if (draft.startsAt !== '') timing.starts_at = `${draft.startsAt.length === 16 ? `${draft.startsAt}:00` : draft.startsAt}Z`;
+  const startsAt = readUtcField(draft.startsAt);
+  if (!startsAt.ok) return { problem: localProblem('timing.starts_at', startsAt.message) };
+  if (startsAt.rfc3339 !== '') timing.starts_at = startsAt.rfc3339;
   return { timing };
 }
 
@@ -121,11 +124,14 @@ export function TimingFields({ draft, onChange, error, prefix }: {
             <label for={`${prefix}-start`}>First run (UTC, optional)</label>
             <input
               {...fieldAttributes(error, 'timing.starts_at', `${prefix}-start`)}
-              type="datetime-local"
+              class="mono"
+              placeholder={UTC_FIELD_PLACEHOLDER}
               value={draft.startsAt}
+              spellcheck={false}
+              autocomplete="off"
               onInput={(e) => set({ startsAt: e.currentTarget.value })}
             />
-            <p class="hint">Empty: one interval from now</p>
+            <p class="hint">{UTC_FIELD_PLACEHOLDER}, 24-hour; empty: one interval from now</p>
             <FieldProblem error={error} field="timing.starts_at" id={`${prefix}-start`} />
           </div>
         </div>

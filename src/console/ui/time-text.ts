@@ -19,6 +19,15 @@ export function relativeTime(at: number, now: number): string {
   return '';
 }
 
+/**
+ * The relative time of something that has happened (created, started, ended, last run): never worded as future.
+ * Such a time ahead of this browser's clock only means the two clocks disagree, so it reads "just now"; the
+ * absolute time shown beside it stays exact.
+ */
+export function relativePastTime(at: number, now: number): string {
+  return at - now > -500 ? 'just now' : relativeTime(at, now);
+}
+
 /** An ISO time in UTC, to the second: what the API gives, without its milliseconds noise. */
 export function utcText(at: number): string {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z').replace('T', ' ');
