@@ -7,6 +7,7 @@ import { createProject, startFerry, type FerryProcess } from '../support/ferry-p
 interface Attempt {
   attempt_number: number;
   status: string;
+  started_at: string;
   response_status_code: number | null;
   error_message: string | null;
   retry: null | Record<string, unknown>;
