@@ -1,5 +1,5 @@
 // Batch: up to 100 requests accepted together or not at all; the acceptances come back in submitted order.
-// Run: FERRY_BASE_URL=… FERRY_API_KEY=… npx tsx batch.ts
+// Run: FERRY_BASE_URL=… FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx batch.ts
 import { Ferry, UnprocessableEntityError } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });

@@ -1,6 +1,6 @@
 // Cancel: stops a request that has not completed. The first cancel answers `cancellation_requested` (an attempt in
 // flight may still finish); a later one is harmless and answers `cancelled`.
-// Run: FERRY_BASE_URL=… FERRY_API_KEY=… npx tsx cancel.ts
+// Run: FERRY_BASE_URL=… FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx cancel.ts
 import { Ferry } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });

@@ -1,6 +1,6 @@
 // gRPC with Connect: the descriptors of @ferry/sdk/proto and a Connect client over Ferry's gRPC port (plaintext
 // HTTP/2 here; use an https:// URL for TLS).
-// Run: FERRY_GRPC_URL=http://localhost:8081 FERRY_API_KEY=… npx tsx connect-grpc.ts
+// Run: FERRY_GRPC_URL=http://localhost:8081 FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx connect-grpc.ts
 import { Code, ConnectError, createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { RequestService, RequestStatus } from '@ferry/sdk/proto';

@@ -1,6 +1,6 @@
 // Structured create with an idempotency key: sending the same input under the same key again answers the first
 // request instead of creating a second, so a caller may retry after a crash without double delivery.
-// Run: FERRY_BASE_URL=… FERRY_API_KEY=… npx tsx create-idempotent.ts [order-id]
+// Run: FERRY_BASE_URL=… FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx create-idempotent.ts [order-id]
 import { ConflictError, Ferry } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });

@@ -1,6 +1,6 @@
 // gRPC with @grpc/grpc-js: grpcJsServiceDefinition turns a service of @ferry/sdk/proto into the definition grpc-js
 // builds clients from, so no generated grpc-js stubs are needed.
-// Run: FERRY_GRPC_URL=http://localhost:8081 FERRY_API_KEY=… npx tsx grpc-js.ts
+// Run: FERRY_GRPC_URL=http://localhost:8081 FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx grpc-js.ts
 import { create, type DescMessage, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { grpcJsServiceDefinition, RequestService, RequestStatus } from '@ferry/sdk/proto';

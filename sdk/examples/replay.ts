@@ -1,6 +1,6 @@
 // Replay: a completed or cancelled request delivered again as a new request with a fresh attempt budget. Here the
 // request is cancelled first so the example needs no destination; replays of failed deliveries work the same way.
-// Run: FERRY_BASE_URL=… FERRY_API_KEY=… npx tsx replay.ts
+// Run: FERRY_BASE_URL=… FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx replay.ts
 import { ConflictError, Ferry } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });

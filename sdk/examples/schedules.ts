@@ -1,5 +1,5 @@
 // Schedules: preview a timing before trusting it, create a schedule, pause, resume and delete it.
-// Run: FERRY_BASE_URL=… FERRY_API_KEY=… npx tsx schedules.ts
+// Run: FERRY_BASE_URL=… FERRY_API_KEY=… [DESTINATION_URL=https://…] npx tsx schedules.ts
 import { Ferry, type Timing } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });
@@ -24,7 +24,5 @@ console.log(`renamed: ${renamed.name}`);
 
 for await (const each of ferry.schedules.list()) console.log(`listed ${each.id} ${each.name}`);
 
-if (process.env.KEEP_SCHEDULE !== 'true') {
-  await ferry.schedules.delete(schedule.id);
-  console.log(`deleted ${schedule.id}`);
-}
+await ferry.schedules.delete(schedule.id);
+console.log(`deleted ${schedule.id}`);

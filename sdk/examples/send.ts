@@ -1,5 +1,5 @@
 // Quick send: hands Ferry a body to deliver as it is, with its Content-Type, a retry budget and a delay.
-// Run: FERRY_BASE_URL=http://localhost:8080 FERRY_API_KEY=fry_… npx tsx send.ts
+// Run: FERRY_BASE_URL=http://localhost:8080 FERRY_API_KEY=fry_… [DESTINATION_URL=https://…] npx tsx send.ts
 import { Ferry } from '@ferry/sdk';
 
 const ferry = new Ferry({ baseUrl: process.env.FERRY_BASE_URL ?? 'http://localhost:8080', apiKey: process.env.FERRY_API_KEY ?? '' });

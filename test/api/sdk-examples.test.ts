@@ -1,19 +1,44 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSigningSecret, signPayload } from '../../src/domain/delivery/signature.js';
 import { Api, eventually } from '../support/api-client.js';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
-import { waitFor } from '../support/destination.js';
+import { TEST_BACKEND } from '../support/deployment.js';
+import { startDestination, waitFor, type ReceivedRequest } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { readmeExamples, runnableSdkExample } from '../support/readme-examples.js';
 import { packAndInstallSdk, type InstalledSdk, type Run } from '../support/sdk-package.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLES = join(ROOT, 'sdk/examples');
+const SDK_README = join(ROOT, 'sdk/README.md');
+// The README's blocks are backend-agnostic: they run once, with the embedded backend.
+const README_RUNS = TEST_BACKEND === 'embedded';
+/** The README's TypeScript blocks, numbered in order; the receivers among them answer real deliveries below. */
+const README_BLOCKS = readmeExamples(SDK_README, 'ts').map((block, i) => ({ ...block, name: `${block.section} #${i}` }));
+const isReceiver = (code: string) => /\.listen\(|^export async function POST/m.test(code);
+
+/**
+ * What a README block prints, for the blocks whose output says something: a pattern of its code and one of its
+ * standard output. Every other block must simply run to its end without a word on stderr.
+ */
+const README_OUTPUTS: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [/const request = await ferry\.requests\.get\(accepted\.id\)/, /^req_\S+ queued\nqueued 0\n$/],
+  [/ferry\.requests\.batch\(/, /^queued 0\n$/],
+  [/ferry\.requests\.replay\('req_…'\)/, /^cancellation_requested req_\S+ req_\S+\n$/],
+  [/ferry\.schedules\.preview\(/, /^\[ '2027-03-14T07:00:00\.000Z', '2027-03-15T06:30:00\.000Z' \]\n$/],
+  [/JSON\.stringify\(accepted\)/, /^[0-9a-f-]{36}\n\{"id":"req_[^\n]*\}\n$/],
+  [/ferry\.requests\.list\(\{ status: 'failed', limit: 50 \}\)/, /^0 null\n0 null\n$/],
+  [/createGrpcTransport/, /^req_\S+\n$/],
+];
+
 // Examples are TypeScript; tsx's loader runs them in one node process, as `npx tsx example.ts` would.
 const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 
@@ -42,16 +67,17 @@ describe('the SDK examples', () => {
   }, 240_000);
   afterAll(() => sdk?.remove());
 
-  function example(name: string, opts: { args?: string[]; apiKey?: string } = {}): Promise<Run> {
+  function example(name: string, opts: { args?: string[]; apiKey?: string; env?: Record<string, string> } = {}): Promise<Run> {
     return sdk.run(process.execPath, ['--import', TSX_LOADER, `examples/${name}.ts`, ...(opts.args ?? [])], {
       FERRY_BASE_URL: fixture.ferry.baseUrl,
       FERRY_API_KEY: opts.apiKey ?? fixture.apiKey,
       FERRY_GRPC_URL: `http://${fixture.ferry.grpcAddress}`,
+      ...opts.env,
     });
   }
 
   /** The example's stdout lines, once it exited cleanly. */
-  async function lines(name: string, opts: { args?: string[]; apiKey?: string } = {}): Promise<string[]> {
+  async function lines(name: string, opts: { args?: string[]; apiKey?: string; env?: Record<string, string> } = {}): Promise<string[]> {
     const run = await example(name, opts);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -73,6 +99,20 @@ describe('the SDK examples', () => {
     expect(readdirSync(EXAMPLES).map((f) => f.replace(/\.ts$/, '')).sort()).toEqual([...tested].sort());
   });
 
+  it('read only environment variables that the README or their own Run line names', () => {
+    const readme = readFileSync(SDK_README, 'utf8');
+    const section = readme.slice(readme.indexOf('## Examples'));
+    const unnamed: string[] = [];
+    for (const file of readdirSync(EXAMPLES)) {
+      const source = readFileSync(join(EXAMPLES, file), 'utf8');
+      const runLine = /^\/\/ Run: .*$/m.exec(source)?.[0] ?? '';
+      for (const [, name] of source.matchAll(/process\.env\.(\w+)/g)) {
+        if (!section.includes(`\`${name}\``) && !runLine.includes(`${name}=`)) unnamed.push(`${file}: ${name}`);
+      }
+    }
+    expect(unnamed).toEqual([]);
+  });
+
   it('type-check against the installed package', async () => {
     const files = readdirSync(EXAMPLES).map((f) => `examples/${f}`);
     // The DOM library for @connectrpc/connect's own types (HeadersInit); the SDK itself needs only Node's.
@@ -89,6 +129,12 @@ describe('the SDK examples', () => {
     expect(Date.parse(at!)).toBeGreaterThan(Date.now());
     expect(callId).not.toBe(id);
     expect(await held(id!)).toMatchObject({ status: 'scheduled', url: 'https://example.com/webhooks/orders', method: 'POST', content_type: 'application/json', max_attempts: 6 });
+  });
+
+  it('send: delivers where DESTINATION_URL says when it is set', async () => {
+    const out = await lines('send', { env: { DESTINATION_URL: 'https://example.com/elsewhere' } });
+    const id = /^accepted (req_\S+) /.exec(out[0]!)![1]!;
+    expect((await held(id)).url).toBe('https://example.com/elsewhere');
   });
 
   it('create-idempotent: the same key answers the same request, other input under it is a conflict', async () => {
@@ -160,6 +206,38 @@ describe('the SDK examples', () => {
     expect(await held(id)).toMatchObject({ status: 'scheduled', url: 'https://example.com/webhooks/invoices' });
   });
 
+  /** Runs a README block as a program in the scratch project, with the variables its placeholders became. */
+  function readmeBlock(block: { code: string; name: string }, env: Record<string, string>): Promise<Run> {
+    const file = sdk.write(`readme-run/block-${block.name.replace(/\W+/g, '-')}.mts`, runnableSdkExample(block.code));
+    return sdk.run(process.execPath, ['--import', TSX_LOADER, file], {
+      FERRY_BASE_URL: fixture.ferry.baseUrl,
+      FERRY_API_KEY: fixture.apiKey,
+      FERRY_GRPC_URL: `http://${fixture.ferry.grpcAddress}`,
+      FERRY_GRPC_TARGET: fixture.ferry.grpcAddress,
+      ...env,
+    });
+  }
+
+  it('every block of the package README is run: its TypeScript here, its install by the package test', () => {
+    expect(readmeExamples(SDK_README, 'sh').map((b) => b.section)).toEqual(['Install']);
+    expect(README_BLOCKS.length).toBeGreaterThanOrEqual(10);
+    expect(README_BLOCKS.filter((b) => isReceiver(b.code)).map((b) => b.section)).toEqual(['Verifying deliveries', 'Verifying deliveries']);
+    for (const [code] of README_OUTPUTS) expect(README_BLOCKS.filter((b) => code.test(b.code)), String(code)).toHaveLength(1);
+  });
+
+  it.runIf(README_RUNS).each(README_BLOCKS.filter((b) => !isReceiver(b.code)).map((b) => [b.name, b] as const))(
+    'README block %s runs against the server',
+    async (_name, block) => {
+      // A request of its own to act on, where the block names one (cancel, replay, errors, gRPC).
+      const waiting = await fixture.api.create({ url: 'https://example.com/readme', delay: '1h' });
+      const run = await readmeBlock(block, { REQ_ID: (waiting.body.data as { id: string }).id });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const output = README_OUTPUTS.find(([code]) => code.test(block.code))?.[1];
+      if (output !== undefined) expect(run.stdout).toMatch(output);
+    },
+  );
+
   describe('receiver, against real deliveries', () => {
     const certificate = sharedSelfSignedCertificate();
     let delivering: FerryProcess;
@@ -198,6 +276,56 @@ describe('the SDK examples', () => {
     async function delivered(id: string): Promise<void> {
       await eventually(async () => ((await held(id, api)).status === 'succeeded' ? true : undefined), 15_000);
     }
+
+    /** One delivery exactly as Ferry sent it: its ID, its signed headers and its body. */
+    async function captureDelivery(): Promise<{ id: string; headers: Record<string, string>; body: Buffer }> {
+      const destination = await startDestination({ certificate });
+      try {
+        const accepted = await api.create({ url: `${destination.url}/capture`, body: { order: 7 } });
+        const [received] = await destination.waitForRequests('/capture', 1, 15_000) as ReceivedRequest[];
+        const headers = Object.fromEntries(Object.entries(received!.headers).filter(([name]) => /^(service-|content-type$)/.test(name)));
+        return { id: (accepted.body.data as { id: string }).id, headers, body: received!.body };
+      } finally {
+        await destination.close();
+      }
+    }
+
+    it.runIf(README_RUNS)("the README's node:http receiver answers 204 to a real delivery and 400 to a forged one", async () => {
+      const delivery = await captureDelivery();
+      const block = README_BLOCKS.find((b) => /\.listen\(/.test(b.code))!;
+      const readmePort = await freePort();
+      const file = sdk.write('readme-run/node-receiver.mts', runnableSdkExample(block.code));
+      const child = spawn(process.execPath, ['--import', TSX_LOADER, file], {
+        cwd: sdk.dir,
+        env: { ...process.env, FERRY_SIGNING_SECRET: secret, PORT: String(readmePort) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let printed = '';
+      child.stdout!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      const exited = new Promise((done) => child.once('exit', done));
+      try {
+        const post = (body: Buffer) => eventually(() => plainPost(readmePort, delivery.headers, body).catch(() => undefined), 30_000);
+        expect(await post(delivery.body)).toBe(204);
+        expect(await post(Buffer.from('{"order":666}'))).toBe(400);
+        expect(printed).toBe(`delivery ${delivery.id}, attempt 1 { order: 7 }\n`);
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    });
+
+    it.runIf(README_RUNS)("the README's Fetch-style handler answers 204 to a real delivery and 400 to a forged one", async () => {
+      const delivery = await captureDelivery();
+      const block = README_BLOCKS.find((b) => /^export async function POST/m.test(b.code))!;
+      const run = await readmeBlock(block, {
+        FERRY_SIGNING_SECRET: secret,
+        DELIVERY: JSON.stringify({ headers: delivery.headers, body: delivery.body.toString('base64') }),
+      });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`verified ${delivery.id}\nanswered 204\nanswered 400\n`);
+    });
 
     /** Posts straight to the receiver, as someone other than Ferry could. */
     function post(headers: Record<string, string>, body: string): Promise<number> {
@@ -251,3 +379,24 @@ describe('the SDK examples', () => {
     });
   });
 });
+
+/** A port nothing listens on now, for a program that is told where to listen. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Posts over plain HTTP to a local receiver and resolves with the status it answered. */
+function plainPost(port: number, headers: Record<string, string>, body: Buffer): Promise<number> {
+  return new Promise((done, fail) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers }, (res) => {
+      res.resume();
+      res.once('end', () => done(res.statusCode ?? 0));
+    });
+    req.once('error', fail);
+    req.end(body);
+  });
+}

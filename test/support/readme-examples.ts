@@ -11,6 +11,11 @@ export interface ShellExample {
 
 /** Every ```sh block of the README, with the heading it belongs to. */
 export function readmeShellExamples(path = join(ROOT, 'README.md')): ShellExample[] {
+  return readmeExamples(path, 'sh');
+}
+
+/** Every code block of a README in one language (```sh, ```ts), with the heading it belongs to. */
+export function readmeExamples(path: string, language: string): ShellExample[] {
   const examples: ShellExample[] = [];
   let section = '';
   let block: string[] | null = null;
@@ -24,7 +29,7 @@ export function readmeShellExamples(path = join(ROOT, 'README.md')): ShellExampl
       }
     } else if (/^#{2,3} /.test(line)) {
       section = line.replace(/^#+ /, '');
-    } else if (line.startsWith('```sh')) {
+    } else if (line === `\`\`\`${language}`) {
       block = [];
     }
   }
@@ -47,4 +52,40 @@ export function runnableExample(code: string, ports: { http: number; grpc: numbe
     .replaceAll('<next_cursor>', '$NEXT_CURSOR')
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.http}`)
     .replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.grpc}`);
+}
+
+/**
+ * A TypeScript block of the SDK README as a program that runs against a test server. The documentation's hosts and
+ * placeholders become environment variables: FERRY_BASE_URL (the JSON API), FERRY_GRPC_URL and FERRY_GRPC_TARGET
+ * (the gRPC port as a URL and as host:port, cleartext), REQ_ID (a request to act on), PORT (for a receiver) and
+ * DELIVERY (a captured delivery, `{ headers, body }` with the body in base64, for a Fetch-style handler to answer).
+ * A block that continues the quick start gets the `ferry` it uses.
+ */
+export function runnableSdkExample(code: string): string {
+  let program = code
+    .replaceAll("'https://ferry.example.com:8081'", 'process.env.FERRY_GRPC_URL!')
+    .replaceAll("'ferry.example.com:8081'", 'process.env.FERRY_GRPC_TARGET!')
+    .replaceAll('grpc.credentials.createSsl()', 'grpc.credentials.createInsecure()')
+    .replaceAll("'https://ferry.example.com'", 'process.env.FERRY_BASE_URL!')
+    .replaceAll("'req_…'", 'process.env.REQ_ID!')
+    .replaceAll('.listen(3000)', '.listen(Number(process.env.PORT))');
+  if (/\bferry\./.test(program) && !/\bconst ferry\b/.test(program)) {
+    program = [
+      "import { Ferry as QuickStartFerry } from '@ferry/sdk';",
+      'const ferry = new QuickStartFerry({ baseUrl: process.env.FERRY_BASE_URL!, apiKey: process.env.FERRY_API_KEY! });',
+      program,
+    ].join('\n');
+  }
+  if (/^export async function POST\(request: Request\)/m.test(program)) {
+    // The handler answers the delivery as captured, then the same with another body.
+    program += [
+      '',
+      'const delivery = JSON.parse(process.env.DELIVERY!) as { headers: Record<string, string>; body: string };',
+      `for (const body of [Buffer.from(delivery.body, 'base64'), Buffer.from('{"forged":true}')]) {`,
+      "  const answer = await POST(new Request('https://receiver.example/hook', { method: 'POST', headers: delivery.headers, body }));",
+      '  console.log(`answered ${answer.status}`);',
+      '}',
+    ].join('\n');
+  }
+  return `${program}\nexport {};\n`;
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/domain/errors.js';
 import {
   errorFromResponse, AuthenticationError, BadRequestError, ConflictError, FerryApiError, FerryError, InternalServerError,
   MethodNotAllowedError, NotFoundError, PayloadTooLargeError, PermissionDeniedError, RateLimitError, ServiceUnavailableError,
@@ -60,5 +62,32 @@ describe('SDK error mapping', () => {
     expect(errorFromResponse(429, new Headers(), envelope('MONTHLY_ALLOWANCE_EXCEEDED'), 2)).toMatchObject({ retryAfterSeconds: 2 });
     expect(errorFromResponse(429, new Headers(), envelope('MONTHLY_ALLOWANCE_EXCEEDED'))).toMatchObject({ retryAfterSeconds: null });
     expect(errorFromResponse(503, new Headers(), '', 2)).not.toHaveProperty('retryAfterSeconds');
+  });
+});
+
+describe("the package README's error table", () => {
+  const readme = readFileSync(new URL('../../sdk/README.md', import.meta.url), 'utf8');
+  const table = readme.slice(readme.indexOf('## Errors'), readme.indexOf('## Retries'));
+  // Rows of the table of classes: `| \`Class\` | when | typical codes |`.
+  const rows = table.split('\n').filter((line) => line.startsWith('| `')).map((line) => {
+    const [, name, , codes] = line.split('|').map((cell) => cell.trim());
+    return { name: name!.replaceAll('`', ''), codes: [...codes!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!) };
+  });
+
+  it('lists each code under the class the client throws for the status Ferry answers it with', () => {
+    expect(rows.map((r) => r.name)).toContain('UnprocessableEntityError');
+    const wrong: string[] = [];
+    for (const { name, codes } of rows) {
+      for (const code of codes) {
+        const entry = ERROR_CATALOGUE[code as ErrorCode];
+        if (entry === undefined) {
+          wrong.push(`${code} (${name}) is not in the catalogue`);
+          continue;
+        }
+        const thrown = errorFromResponse(entry.status, new Headers(), envelope(code)).constructor.name;
+        if (thrown !== name) wrong.push(`${code} is a ${entry.status}, thrown as ${thrown}, listed under ${name}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });
