@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../support/api-client.js';
 import { backendEnv, childEnv, prepareStorage, TEST_BACKEND } from '../support/deployment.js';
-import { newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { EXAMPLE_PRELUDE, readmeShellExamples, ROOT, runnableExample } from '../support/readme-examples.js';
 
 const execFileAsync = promisify(execFile);
@@ -61,6 +62,62 @@ describe('README examples', () => {
     expect(statuses).toHaveLength(curlLines);
     expect(result.stdout).toContain('"success":true');
   }, 180_000);
+
+  // Backend-agnostic: run once.
+  it.runIf(TEST_BACKEND === 'embedded')('the retry budgets table says what each entry point stores', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Retry budgets'), readme.indexOf('### Verifying signatures'));
+    const rows = Object.fromEntries(section.split('\n').filter((l) => /^\| `(POST|GET)/.test(l)).map((line) => {
+      const [, , field, counts, absent, range] = line.split('|').map((cell) => cell.trim());
+      const [min, max] = range!.split('–').map(Number);
+      return [field!.replaceAll('`', ''), { counts: counts!, absent: absent === '' ? undefined : Number.parseInt(absent!, 10), min, max }];
+    }));
+    expect(Object.keys(rows)).toEqual(['retry', 'retry.max_attempts', 'request.retry', 'none']);
+    const api = new Api(ferry.baseUrl, (await createProject(ferry.dataDir)).apiKey);
+    const later = { url: 'https://example.com/budget', delay: '1h' };
+    /** The max_attempts a call stored, or its error code. */
+    type Answer = { status: number; body: { data: unknown; error: { code: string } | null } };
+    const stored = async (pending: Answer | Promise<Answer>) => {
+      const res = await pending;
+      if (res.status >= 300) return res.body.error!.code;
+      const { id } = res.body.data as { id: string };
+      return ((await api.call('GET', `/requests/${id}`)).body.data as { max_attempts: number }).max_attempts;
+    };
+    const send = (retry?: number) => stored(api.send({ ...later, ...(retry === undefined ? {} : { retry: String(retry) }) }));
+    const create = (maxAttempts?: number) => stored(api.create({ ...later, ...(maxAttempts === undefined ? {} : { retry: { max_attempts: maxAttempts } }) }));
+    const batch = async () => {
+      const res = await api.call('POST', '/requests/batch', { json: { requests: [later] }, headers: { 'Idempotency-Key': `budget-${Date.now()}` } });
+      return stored({ ...res, body: { ...res.body, data: (res.body.data as { requests: unknown[] }).requests[0] } });
+    };
+    const schedule = async (retry?: number) => {
+      const request = { url: later.url, ...(retry === undefined ? {} : { retry }) };
+      const res = await api.call('POST', '/schedules', {
+        json: { name: 'budget', timing: { type: 'interval', every_seconds: 3600 }, request },
+        headers: { 'Idempotency-Key': `budget-${retry}-${Date.now()}` },
+      });
+      return res.status >= 300 ? res.body.error!.code : (res.body.data as { retry: number }).retry;
+    };
+
+    // Retries: the request holds one attempt more than it asked for.
+    const { retry: sendRow, 'retry.max_attempts': createRow, 'request.retry': scheduleRow } = rows;
+    expect(sendRow!.counts).toBe('retries after the first attempt');
+    expect([await send(), await send(sendRow!.min), await send(sendRow!.max)]).toEqual([sendRow!.absent! + 1, sendRow!.min! + 1, sendRow!.max! + 1]);
+    expect([await send(sendRow!.min! - 1), await send(sendRow!.max! + 1)]).toEqual(['INVALID_RETRY', 'INVALID_RETRY']);
+    // Attempts: the request holds what it asked for.
+    expect(createRow!.counts).toBe('attempts, the first included');
+    expect([await create(), await batch(), await create(createRow!.min), await create(createRow!.max)])
+      .toEqual([createRow!.absent, createRow!.absent, createRow!.min, createRow!.max]);
+    expect([await create(createRow!.min! - 1), await create(createRow!.max! + 1)]).toEqual(['INVALID_RETRY', 'INVALID_RETRY']);
+    // A schedule keeps its retry count; each occurrence's request gets one attempt more (see the firing tests).
+    expect(scheduleRow!.counts).toMatch(/^retries after the first attempt/);
+    expect([await schedule(), await schedule(scheduleRow!.min), await schedule(scheduleRow!.max)]).toEqual([scheduleRow!.absent, scheduleRow!.min, scheduleRow!.max]);
+    expect([await schedule(scheduleRow!.min! - 1), await schedule(scheduleRow!.max! + 1)]).toEqual(['INVALID_RETRY', 'INVALID_RETRY']);
+    // A replay keeps the original's budget.
+    const original = await api.create({ ...later, retry: { max_attempts: 5 } });
+    const { id } = original.body.data as { id: string };
+    await api.call('POST', `/requests/${id}/cancel`);
+    expect(await stored(await api.call('POST', `/requests/${id}/replay`))).toBe(5);
+  });
 });
 
 describe.runIf(TEST_BACKEND === 'cassandra')('README distributed example', () => {
