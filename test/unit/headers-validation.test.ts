@@ -86,4 +86,25 @@ describe('validateContentType', () => {
   it('uses the given field', () => {
     expectFerryError(() => validateContentType('', 'headers.content-type'), 'INVALID_CONTENT_TYPE', 'headers.content-type');
   });
+
+  it.each(['application/vnd.api+json', 'text/plain;charset="utf-8"', 'multipart/form-data; boundary="a \\"b\\""', 'text/html ;', ' text/csv ; header=present'])(
+    'accepts the media type %j',
+    (value) => {
+      expect(validateContentType(value)).toBe(value);
+    },
+  );
+
+  it.each(['not a type', 'text', 'text/', '/plain', 'text/pl ain', 'text/plain; charset', 'text/plain; =utf-8', 'text/plain; a="open', 'text/plain, text/html'])(
+    'rejects %j, which is not a media type',
+    (value) => {
+      const err = expectFerryError(() => validateContentType(value), 'INVALID_CONTENT_TYPE', 'Content-Type');
+      expect(err.message).toContain('not a media type');
+    },
+  );
+
+  // A grammar that could split a run of spaces between two of its parts took minutes here (the test's timeout).
+  it('refuses long malformed values made of empty parameters and spaces', () => {
+    expectFerryError(() => validateContentType(`a/b${'; \t'.repeat(80)}\u0001`), 'INVALID_CONTENT_TYPE', 'Content-Type');
+    expectFerryError(() => validateContentType(`a/b${' ; '.repeat(80)}(`), 'INVALID_CONTENT_TYPE', 'Content-Type');
+  });
 });

@@ -1,7 +1,7 @@
 import { FerryError } from '../errors.js';
 import type { HeaderEntry } from '../request.js';
 import { MAX_CONTENT_TYPE_BYTES, MAX_HEADER_BYTES, MAX_HEADER_ENTRIES, utf8Length } from './limits.js';
-import { HEADER_NAME_PATTERN as TOKEN, HEADER_VALUE_PATTERN as FIELD_VALUE } from './patterns.js';
+import { HEADER_NAME_PATTERN as TOKEN, HEADER_VALUE_PATTERN as FIELD_VALUE, MEDIA_TYPE_PATTERN } from './patterns.js';
 
 /**
  * Headers the delivery client owns: framing and connection management, or proxy handling. Letting callers set them
@@ -80,7 +80,10 @@ export function validateDestinationHeaders(
   return out;
 }
 
-/** Content types are forwarded verbatim, so only what could break the header line or its size is refused. */
+/**
+ * Content types are forwarded verbatim, so a value is refused for what could break the header line or its size,
+ * and for not being a media type at all: a receiver could not read the body by it.
+ */
 export function validateContentType(value: string, field = 'Content-Type'): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw new FerryError('INVALID_CONTENT_TYPE', 'The content type is empty.', field);
@@ -90,6 +93,9 @@ export function validateContentType(value: string, field = 'Content-Type'): stri
   }
   if (!isFieldValue(value)) {
     throw new FerryError('INVALID_CONTENT_TYPE', 'The content type contains characters not allowed in a header.', field);
+  }
+  if (!MEDIA_TYPE_PATTERN.test(value)) {
+    throw new FerryError('INVALID_CONTENT_TYPE', 'The content type is not a media type: type/subtype, then optional "; name=value" parameters, as in "text/plain; charset=utf-8".', field);
   }
   return value;
 }

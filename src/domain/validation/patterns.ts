@@ -19,6 +19,15 @@ export const HEADER_NAME_PATTERN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // encoding on the wire, and HTTP clients refuse it at send time; refusing it here reports it to the caller instead.
 export const HEADER_VALUE_PATTERN = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 
+// RFC 9110 section 8.3.1 media-type: type "/" subtype, then parameters, each `; name=value` with a token or a
+// quoted-string value (an empty `;` is allowed). Surrounding spaces and tabs are allowed, as in any field value.
+// Each run of spaces can be matched one way only, so a long refused value costs linear time, not exponential.
+const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
+const QUOTED_STRING = '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
+export const MEDIA_TYPE_PATTERN = new RegExp(
+  `^[ \\t]*${TOKEN}/${TOKEN}(?:[ \\t]*;(?:[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))?)*[ \\t]*$`,
+);
+
 /** The backoff curves `retry.backoff` takes. */
 export const RETRY_BACKOFFS = ['exponential'] as const;
 
