@@ -392,7 +392,7 @@ export interface components {
              * @description The stable machine-readable code.
              * @enum {string}
              */
-            code: "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "INVALID_JSON" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "STORAGE_UNAVAILABLE" | "INTERNAL";
+            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description A human-readable explanation; not stable. */
             message: string;
             /** @description The input field at fault as a JSON path such as `requests[2].url`, or null. */
@@ -903,6 +903,7 @@ export interface components {
         /**
          * @description Failure with status 422; the code is one of:
          *     - `INVALID_JSON`: The body is not valid JSON or not of the expected JSON type.
+         *     - `INVALID_PROTOBUF`: A gRPC or Connect body is not one well-formed Protobuf message of the call's request type.
          *     - `UNKNOWN_FIELD`: A JSON field or query parameter is not part of the API.
          *     - `INVALID_FIELD`: A field has the wrong type or an invalid value.
          *     - `MISSING_FIELD`: A required field or header is absent.
@@ -952,6 +953,7 @@ export interface components {
         /**
          * @description Failure with status 503; the code is one of:
          *     - `STORAGE_UNAVAILABLE`: The operation could not be durably accepted or applied; nothing was changed, retry later.
+         *     - `SHUTTING_DOWN`: This Ferry process is shutting down and takes no new calls; retry, and the call reaches a running one.
          */
         ServiceUnavailable: {
             headers: {
