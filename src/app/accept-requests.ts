@@ -6,7 +6,7 @@ import type { RequestStore } from '../ports/requests.js';
 import { decodePlan, encodePlan, planRequests, type PlannedRequest } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
-import { usagePeriod } from './usage-period.js';
+import { secondsUntilNextPeriod, usagePeriod } from './usage-period.js';
 
 /** One request to accept, already validated. */
 export interface NewRequest {
@@ -107,6 +107,8 @@ export class AcceptRequests {
           throw new FerryError(
             'MONTHLY_ALLOWANCE_EXCEEDED',
             `The monthly request allowance (${project.monthlyAllowance}) does not cover ${fresh.length} more request(s).`,
+            undefined,
+            secondsUntilNextPeriod(this.clock.now()),
           );
         }
         reserved = fresh.length;

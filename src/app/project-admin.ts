@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import { FerryError } from '../domain/errors.js';
+import { FerryError, quoteInput } from '../domain/errors.js';
 import { hashSecret, isProjectId, newApiKey, newProjectId, parseApiKey } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import type { ProjectStore } from '../ports/projects.js';
@@ -47,7 +47,7 @@ export class ProjectAdmin {
    */
   async rotateSigningSecret(projectId: string, overlapMs: number): Promise<string> {
     if (!isProjectId(projectId) || (await this.projects.getProject(projectId)) === null) {
-      throw new FerryError('NOT_FOUND', `No project ${JSON.stringify(projectId)}.`);
+      throw new FerryError('NOT_FOUND', `No project ${quoteInput(projectId)}.`);
     }
     const now = this.clock.now();
     const { secret, encoded } = newSigningSecret();
@@ -58,7 +58,7 @@ export class ProjectAdmin {
   /** Creates another key for the project, e.g. to rotate keys without downtime. */
   async createKey(projectId: string): Promise<string> {
     if (!isProjectId(projectId) || (await this.projects.getProject(projectId)) === null) {
-      throw new FerryError('NOT_FOUND', `No project ${JSON.stringify(projectId)}.`);
+      throw new FerryError('NOT_FOUND', `No project ${quoteInput(projectId)}.`);
     }
     const key = newApiKey();
     await this.projects.createApiKey({
@@ -75,7 +75,7 @@ export class ProjectAdmin {
   async revokeKey(tokenOrKeyId: string): Promise<string> {
     const keyId = parseApiKey(tokenOrKeyId)?.keyId ?? tokenOrKeyId;
     if (!(await this.projects.revokeApiKey(keyId, this.clock.now()))) {
-      throw new FerryError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}.`);
+      throw new FerryError('NOT_FOUND', `No API key ${quoteInput(keyId)}.`);
     }
     return keyId;
   }

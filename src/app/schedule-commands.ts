@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import { FerryError } from '../domain/errors.js';
+import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { newScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
@@ -148,7 +148,7 @@ export class ScheduleCommands {
   async delete(project: Project, scheduleId: string): Promise<void> {
     const schedule = await visibleSchedule(this.schedules, project, scheduleId);
     if (!(await this.schedules.delete(project.id, schedule.id))) {
-      throw new FerryError('NOT_FOUND', `No schedule ${JSON.stringify(scheduleId)} in this project.`);
+      throw new FerryError('NOT_FOUND', `No schedule ${quoteInput(scheduleId)} in this project.`);
     }
     await this.usage.release(project.id, SCHEDULE_COUNT_PERIOD, 1);
     await cancelEnqueuedOccurrence(this.stores.idempotency, this.stores.requests, schedule, this.clock.now());

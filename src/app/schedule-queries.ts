@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
-import { FerryError } from '../domain/errors.js';
+import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { isScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
@@ -66,6 +66,6 @@ export class ScheduleQueries {
 /** The schedule when it exists in the project; a malformed ID and another project's schedule are the same 404. */
 export async function visibleSchedule(schedules: ScheduleStore, project: Project, scheduleId: string): Promise<StoredSchedule> {
   const found = isScheduleId(scheduleId) ? await schedules.get(project.id, scheduleId) : null;
-  if (found === null) throw new FerryError('NOT_FOUND', `No schedule ${JSON.stringify(scheduleId)} in this project.`);
+  if (found === null) throw new FerryError('NOT_FOUND', `No schedule ${quoteInput(scheduleId)} in this project.`);
   return found;
 }

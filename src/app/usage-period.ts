@@ -3,3 +3,9 @@ export function usagePeriod(ms: number): string {
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
+
+/** Whole seconds from `ms` until the next allowance period (UTC month) begins: when a refused call can succeed. */
+export function secondsUntilNextPeriod(ms: number): number {
+  const d = new Date(ms);
+  return Math.max(1, Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - ms) / 1000));
+}

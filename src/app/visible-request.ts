@@ -1,4 +1,4 @@
-import { FerryError } from '../domain/errors.js';
+import { FerryError, quoteInput } from '../domain/errors.js';
 import { isRequestId } from '../domain/ids.js';
 import { isHiddenByRetention, retentionCutoff } from '../domain/lifecycle.js';
 import type { Project } from '../domain/project.js';
@@ -17,7 +17,7 @@ export async function visibleRequest(
 ): Promise<StoredRequest> {
   const found = isRequestId(requestId) ? await requests.get(project.id, requestId) : null;
   if (found === null || isHiddenByRetention(found, retentionCutoff(now, project.retentionDays))) {
-    throw new FerryError('NOT_FOUND', `No request ${JSON.stringify(requestId)} in this project.`);
+    throw new FerryError('NOT_FOUND', `No request ${quoteInput(requestId)} in this project.`);
   }
   return found;
 }

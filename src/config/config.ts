@@ -36,6 +36,8 @@ export interface Config {
   readonly metrics: MetricsConfig;
   /** Serve the web console at `/console/` on the HTTP port (its data still needs an API key). */
   readonly consoleEnabled: boolean;
+  /** Which other origins' browser pages may call the JSON and Connect APIs; null: none (same origin only). */
+  readonly cors: CorsConfig | null;
   readonly tracing: TracingConfig;
 }
 
@@ -48,6 +50,13 @@ export interface TracingConfig {
   readonly exporter: 'otlp' | 'console' | null;
   /** `OTEL_SERVICE_NAME`, else `ferry`. */
   readonly serviceName: string;
+}
+
+/** Cross-origin access for browsers: each allowed origin as a browser sends it (`https://app.example.com:8443`). */
+export interface CorsConfig {
+  /** `*`: any origin may call (the API key, never a cookie, is what grants access). */
+  readonly anyOrigin: boolean;
+  readonly origins: readonly string[];
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -151,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     log: Object.freeze({ level: read.oneOf('FERRY_LOG_LEVEL', LOG_LEVELS) }),
     metrics: Object.freeze({ enabled: read.bool('FERRY_METRICS_ENABLED'), port: metricsPort }),
     consoleEnabled: read.bool('FERRY_CONSOLE_ENABLED'),
+    cors: cors(read.optional('FERRY_CORS_ORIGINS')),
     tracing: tracing(env),
   });
 }
@@ -164,6 +174,42 @@ function tracing(env: Env): TracingConfig {
   const chosen = named === '' ? (endpoint ? 'otlp' : null) : named === 'none' ? null : named;
   const disabled = (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true';
   return Object.freeze({ exporter: disabled ? null : chosen, serviceName: env.OTEL_SERVICE_NAME || 'ferry' });
+}
+
+/**
+ * The allowed origins, each checked to be an origin (scheme, host, port; no path, query or credentials) and kept
+ * as a browser spells it in `Origin` (lower case, no default port), so the two compare byte for byte.
+ */
+function cors(value: string | undefined): CorsConfig | null {
+  if (value === undefined) return null;
+  const items = value.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (items.length === 0) return null;
+  if (items.includes('*')) {
+    if (items.length > 1) throw new ConfigError('FERRY_CORS_ORIGINS takes * alone or a list of origins, not both');
+    return Object.freeze({ anyOrigin: true, origins: Object.freeze([]) });
+  }
+  const origins = items.map((item) => {
+    const origin = originOf(item);
+    if (origin === null) {
+      throw new ConfigError(`FERRY_CORS_ORIGINS: "${item}" is not an origin; write scheme://host[:port], such as https://app.example.com, with no path`);
+    }
+    return origin;
+  });
+  return Object.freeze({ anyOrigin: false, origins: Object.freeze([...new Set(origins)]) });
+}
+
+/** An http(s) URL with nothing after its host and port, as its origin; null for anything else. */
+function originOf(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (!/^https?:\/\//i.test(value)) return null;
+  // Host and port only (one trailing slash is harmless): no path, query, fragment or credentials.
+  const authority = value.slice(value.indexOf('//') + 2).replace(/\/$/, '');
+  return /[/?#@\\]/.test(authority) ? null : url.origin;
 }
 
 /** One variable as `ferry config` shows it. */

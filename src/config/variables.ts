@@ -56,6 +56,7 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_LOG_LEVEL', fallback: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { name: 'FERRY_METRICS_ENABLED', fallback: 'true', description: 'serve /metrics and collect what it shows' },
   { name: 'FERRY_CONSOLE_ENABLED', fallback: 'true', description: 'serve the web console at /console/ on the HTTP port' },
+  { name: 'FERRY_CORS_ORIGINS', fallback: null, description: 'comma-separated origins (https://app.example.com) whose browser pages may call the API, or * for any; unset: none' },
   { name: 'FERRY_METRICS_PORT', fallback: null, description: 'unset: /metrics on the HTTP port; set: a listener of its own (0 picks a free port)' },
   { name: 'FERRY_SHARDS', fallback: '12', description: 'shards of delivery work = partitions of the work topic', ...distributed },
   { name: 'FERRY_CASSANDRA_CONTACT_POINTS', fallback: '127.0.0.1:9042', description: 'comma-separated host[:port] of Cassandra nodes', ...distributed },

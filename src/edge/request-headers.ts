@@ -3,6 +3,7 @@ import { createContextKey, createContextValues, type ContextValues, type Handler
 /** A context that can read one request header without materialising a Headers object (the JSON gateway's). */
 interface HeaderReader {
   header(lowerCaseName: string): string | null;
+  headerLines(lowerCaseName: string): number;
 }
 
 function isHeaderReader(ctx: object): ctx is HeaderReader {
@@ -29,6 +30,16 @@ export function requestHeader(ctx: HandlerContext, lowerCaseName: string): strin
   if (isHeaderReader(ctx)) return ctx.header(lowerCaseName);
   const raw = ctx.values.get(RAW_HEADERS);
   return raw === undefined ? ctx.requestHeader.get(lowerCaseName) : joinedHeader(raw, lowerCaseName);
+}
+
+/** How many lines of a request header a call was sent, on any protocol: more than one for a repeated header. */
+export function requestHeaderLines(ctx: HandlerContext, lowerCaseName: string): number {
+  if (isHeaderReader(ctx)) return ctx.headerLines(lowerCaseName);
+  const raw = ctx.values.get(RAW_HEADERS);
+  if (raw === undefined) return ctx.requestHeader.has(lowerCaseName) ? 1 : 0;
+  let lines = 0;
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === lowerCaseName) lines++;
+  return lines;
 }
 
 /** The lines of one header in Node's `rawHeaders` ([name, value, name, value, ...]) joined with ", ". */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import http, { type ServerResponse } from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import type { DescService } from '@bufbuild/protobuf';
@@ -15,12 +15,15 @@ import { ApiCallGate } from './health/call-gate.js';
 import { healthRoutes } from './health/http-routes.js';
 import { operationalRouter, type OperationalRequest, type OperationalResponse, type OperationalRoute } from './health/operational-routes.js';
 import type { Readiness } from './health/readiness.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { corsHandler, type CorsPolicy } from './http/cors.js';
 import { createGateway } from './http/gateway.js';
 import { callContextValues } from './request-headers.js';
-import { errorInterceptor, routeService } from './rpc/errors.js';
+import { errorInterceptor } from './rpc/errors.js';
 import { observedCalls } from './rpc/observed-calls.js';
 import { healthServiceImpl } from './rpc/health-service.js';
 import { reflectionServices } from './rpc/reflection-service.js';
+import { routeService } from './rpc/service-routes.js';
 
 export interface ServedService {
   readonly service: DescService;
@@ -48,6 +51,8 @@ export interface ServerOptions {
   readonly observer?: ApiCallObserver;
   /** More operational routes beside the health ones (`/metrics`). */
   readonly operationalRoutes?: readonly OperationalRoute[];
+  /** Which other origins' browser pages may call the API; absent: none (browsers allow the same origin only). */
+  readonly cors?: CorsPolicy;
   /** Runs each API call (`serve`) inside a trace span, when tracing is on; operational routes are not traced. */
   readonly traceCall?: (req: OperationalRequest, res: OperationalResponse, serve: () => void) => void;
 }
@@ -90,8 +95,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const shutdown = new AbortController();
   const connect = connectNodeAdapter({
     routes: (router: ConnectRouter) => {
-      // Per RPC, so that a JSON request is read as the JSON API reads it (see routeService).
-      for (const s of api) routeService(router, s.service, s.impl);
+      // Per RPC, so that a request is read as the JSON API reads it and observed from the start (see routeService).
+      for (const s of api) routeService(router, s.service, s.impl, { readMaxBytes: READ_MAX_BYTES, observer: opts.observer });
       router.service(Health, healthServiceImpl(opts.readiness, api.map((s) => s.service.typeName)));
       router.service(ServerReflection, reflection);
       router.service(ServerReflectionV1Alpha, reflectionV1Alpha);
@@ -106,12 +111,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   // Served before the API: probes and scrapers, each one more entry here.
   const operational = operationalRouter([...healthRoutes(opts.readiness), ...(opts.operationalRoutes ?? [])] satisfies OperationalRoute[]);
+  const cors = opts.cors && corsHandler(opts.cors);
+  // The latest HTTP/1 response of each connection, so that a request Node cannot read is never answered into it.
+  const responses = new WeakMap<object, ServerResponse>();
   const handler = (req: OperationalRequest, res: OperationalResponse): void => {
+    if (!('stream' in req)) responses.set(req.socket, res as ServerResponse);
     const route = operational(req);
     if (route !== undefined) {
       void Promise.resolve(route.handle(req, res)).catch(() => res.destroy());
       return;
     }
+    if (cors && cors(req, res)) return;
     // While draining, an HTTP/1.1 connection closes after its answer rather than carry calls that are refused.
     if (gate.closed && 'shouldKeepAlive' in res) res.shouldKeepAlive = false;
     if (opts.traceCall) opts.traceCall(req, res, () => connect(req, res));
@@ -131,6 +141,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     ? http2.createSecureServer(tls, handler)
     : http.createServer({ keepAliveTimeout: 65_000, maxHeaderSize: MAX_HEADER_BYTES }, handler);
   const grpcServer = tls ? http2.createSecureServer(tls, handler) : http2.createServer(h2, handler);
+  const clientError = clientErrorHandler({
+    maxHeaderBytes: MAX_HEADER_BYTES,
+    answering: (socket) => {
+      const res = responses.get(socket);
+      return res !== undefined && res.headersSent && !res.writableFinished;
+    },
+    observer: opts.observer,
+  });
+  // HTTP/1.1 is served on the HTTP port, and with TLS on both ports.
+  for (const server of tls ? [httpServer, grpcServer] : [httpServer]) server.on('clientError', clientError);
   const connections = new OpenConnections();
   connections.track(httpServer);
   connections.track(grpcServer);

@@ -236,6 +236,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         observer: tracing ? tracing.observer(telemetry.observer) : telemetry.observer,
         // The web console's page and assets, beside the scrape route; its data comes through the API with a key.
         operationalRoutes: [...telemetry.operationalRoutes, ...(config.consoleEnabled ? consoleRoutes() : [])],
+        ...(config.cors ? { cors: config.cors } : {}),
         ...(tracing ? { traceCall: tracing.traceCall } : {}),
       });
     }

@@ -143,6 +143,7 @@ describe('readiness while draining', () => {
   let dest: Destination;
   let ferry: FerryProcess;
   let api: Api;
+  let output = '';
   beforeAll(async () => {
     dest = await startDestination();
     // The destination answers only when the attempt is given up on: it stays in flight for the whole grace.
@@ -157,6 +158,7 @@ describe('readiness while draining', () => {
         FERRY_AUTH_CACHE_MS: '0',
       },
     });
+    ferry.followOutput((text) => (output += text));
     api = new Api(ferry.baseUrl, (await createProject(ferry.dataDir)).apiKey);
   });
   afterAll(async () => {
@@ -177,14 +179,21 @@ describe('readiness while draining', () => {
 
     const readyAnswers: Probe[] = [];
     const liveAnswers: number[] = [];
-    const refusals: Array<{ status: number; code: string | undefined }> = [];
+    const refusals: Array<{ status: number; code: string | undefined; retryAfter: string | null; requestId: string | null }> = [];
     while (!gone) {
       try {
         readyAnswers.push(await probe(ferry, '/readyz'));
         liveAnswers.push((await probe(ferry, '/healthz')).status);
         if (refusals.length === 0) {
           const res = await api.send({ url: `${dest.url}/fast` });
-          refusals.push({ status: res.status, code: res.body.error?.code });
+          refusals.push({ status: res.status, code: res.body.error?.code, retryAfter: res.headers.get('retry-after'), requestId: res.body.request_id });
+          const connect = await fetch(`${ferry.baseUrl}/ferry.v1.RequestService/ListRequests`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${api.apiKey}`, 'content-type': 'application/json' },
+            body: '{}',
+          });
+          const body = (await connect.json()) as { code: string };
+          refusals.push({ status: connect.status, code: body.code, retryAfter: connect.headers.get('retry-after'), requestId: connect.headers.get('ferry-request-id') });
         }
       } catch {
         // The process closed its listeners on its way out.
@@ -202,6 +211,14 @@ describe('readiness while draining', () => {
       expect(answer.body).toMatchObject({ status: 'draining', failing: ['draining'], checks: { draining: true } });
     }
     expect(liveAnswers.every((status) => status === 200)).toBe(true);
-    expect(refusals).toEqual([{ status: 503, code: 'STORAGE_UNAVAILABLE' }]);
+    // A refusal names its reason, says when to retry, and is logged at error like every 5xx.
+    expect(refusals).toEqual([
+      { status: 503, code: 'SHUTTING_DOWN', retryAfter: '1', requestId: expect.any(String) },
+      { status: 503, code: 'unavailable', retryAfter: '1', requestId: expect.any(String) },
+    ]);
+    const logged = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const { requestId } of refusals) {
+      expect(logged.find((l) => l.request_id === requestId)).toMatchObject({ level: 'error', msg: 'api call failed', status: 503, code: 'SHUTTING_DOWN' });
+    }
   });
 });

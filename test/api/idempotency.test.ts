@@ -139,6 +139,21 @@ describe('monthly allowance', () => {
     expect(refused[0]!.body.error?.code).toBe('MONTHLY_ALLOWANCE_EXCEEDED');
   });
 
+  it('tells a refused call to retry when the next UTC month begins', async () => {
+    const p = await f.newProject({ monthlyAllowance: 1 });
+    expect((await p.api.send({ url: DEST })).status).toBe(202);
+    const before = Date.now();
+    const refused = await p.api.send({ url: DEST });
+    const after = Date.now();
+    expect(refused.status).toBe(429);
+    const d = new Date(before);
+    const nextMonth = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+    // The server read its clock between the two readings here.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil((nextMonth - after) / 1000));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil((nextMonth - before) / 1000));
+  });
+
   it('is all-or-nothing for batches and applies to create and replay', async () => {
     const p = await f.newProject({ monthlyAllowance: 3 });
     const batch = await p.api.call('POST', '/requests/batch', {

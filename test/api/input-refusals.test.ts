@@ -1,22 +1,45 @@
 import http from 'node:http';
+import net from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { TEST_BACKEND } from '../support/deployment.js';
 import { DEST, useFerry } from '../support/fixture.js';
 
 interface RawAnswer {
   status: number;
+  headers: http.IncomingHttpHeaders;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 
+/** Writes `request` as it is on a fresh connection and reads the answer until the server closes it. */
+function rawExchange(baseUrl: string, request: string): Promise<RawAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: http.IncomingHttpHeaders = {};
+      for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? null : JSON.parse(body) });
+    });
+  });
+}
+
 /** A call through node:http with a raw header list, so a header can be sent as two lines (fetch joins them). */
-function rawCall(baseUrl: string, method: string, path: string, headers: string[], body?: string): Promise<RawAnswer> {
+function rawCall(baseUrl: string, method: string, path: string, headers: string[], body?: string | Uint8Array): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${baseUrl}${path}`, { method, headers: ['Host', new URL(baseUrl).host, ...headers] }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode!, body: text === '' ? null : JSON.parse(text) });
+        resolve({ status: res.statusCode!, headers: res.headers, body: text === '' ? null : JSON.parse(text) });
       });
     });
     req.on('error', reject);
@@ -52,14 +75,91 @@ describe('input Ferry refuses rather than rewrites', () => {
     expect(res.body.error).toMatchObject({ code: 'INVALID_CONTENT_TYPE', field: 'Content-Type' });
   });
 
-  it('refuses two Authorization headers on the JSON API as on Connect', async () => {
+  it('refuses two Authorization headers on the JSON API as on Connect, saying so', async () => {
     const twice = ['Authorization', `Bearer ${f.apiKey}`, 'authorization', `Bearer ${f.apiKey}`];
     const viaJson = await rawCall(f.ferry.baseUrl, 'GET', '/requests', twice);
     expect(viaJson.status).toBe(401);
-    expect(viaJson.body.error.code).toBe('UNAUTHENTICATED');
+    expect(viaJson.body.error).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: 'The Authorization header is given more than once; it takes a single value.',
+      field: 'Authorization',
+    });
     const viaConnect = await rawCall(f.ferry.baseUrl, 'POST', '/ferry.v1.RequestService/ListRequests', [...twice, ...json], '{}');
     expect(viaConnect.status).toBe(401);
-    expect(viaConnect.body.code).toBe('unauthenticated');
+    expect(viaConnect.body).toMatchObject({ code: 'unauthenticated', message: viaJson.body.error.message });
+  });
+
+  it.each(['not a type', 'text', 'text/plain; charset', 'text/plain, text/html'])(
+    'refuses POST /send with Content-Type %j, which is not a media type, and stores nothing',
+    async (type) => {
+      const res = await rawCall(f.ferry.baseUrl, 'POST', '/send?url=https://example.com/', [...auth(), 'Content-Type', type], 'x');
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_CONTENT_TYPE', field: 'Content-Type' });
+      expect((await f.api.call<{ items: unknown[] }>('GET', '/requests')).body.data.items).toHaveLength(0);
+    },
+  );
+
+  it('refuses a body with a content coding with 415 in the envelope, whatever the body', async () => {
+    for (const [path, body] of [
+      ['/requests', gzipSync(JSON.stringify({ url: DEST }))],
+      ['/send?url=https://example.com/', gzipSync('hello')],
+    ] as const) {
+      const res = await rawCall(f.ferry.baseUrl, 'POST', path, [...auth(), ...json, 'Content-Encoding', 'gzip'], body);
+      expect(res.status, path).toBe(415);
+      expect(res.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', field: 'Content-Encoding' });
+    }
+    expect((await f.api.call<{ items: unknown[] }>('GET', '/requests')).body.data.items).toHaveLength(0);
+  });
+
+  // What follows is read before storage is reached: checked once, on the embedded backend.
+  it.runIf(TEST_BACKEND === 'embedded')('answers a request Node cannot read with the envelope: 400 for a malformed one, 431 for headers over 64 KiB', async () => {
+    const malformed = await rawExchange(f.ferry.baseUrl, 'GET /requests HTTP/1.1\r\nHost: ferry\r\nNo colon here\r\n\r\n');
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers['content-type']).toBe('application/json');
+    expect(malformed.body.error).toMatchObject({ code: 'MALFORMED_REQUEST', field: null });
+    expect(malformed.headers['ferry-request-id']).toBe(malformed.body.request_id);
+
+    const huge = await rawExchange(f.ferry.baseUrl, `GET /requests HTTP/1.1\r\nHost: ferry\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`);
+    expect(huge.status).toBe(431);
+    expect(huge.body.error).toMatchObject({ code: 'HEADERS_TOO_LARGE', message: 'The request headers are over 65536 bytes in all.' });
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('answers a Connect path with a content type it does not read with 415, and GET with 405, in the envelope', async () => {
+    const xml = await rawCall(f.ferry.baseUrl, 'POST', '/ferry.v1.RequestService/Send', [...auth(), 'Content-Type', 'text/xml'], '<send/>');
+    expect(xml.status).toBe(415);
+    expect(xml.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', field: 'Content-Type' });
+    const get = await rawCall(f.ferry.baseUrl, 'GET', '/ferry.v1.RequestService/ListRequests', auth());
+    expect(get.status).toBe(405);
+    expect(get.body.error.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('quotes at most 64 characters of a long ID in a 404', async () => {
+    for (const path of [`/requests/${'r'.repeat(5_000)}`, `/schedules/${'s'.repeat(5_000)}`, `/requests/${'r'.repeat(5_000)}/attempts`]) {
+      const res = await f.api.call('GET', path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error?.message).toContain(`"${path[1]}${path[1]!.repeat(63)}"… (5000 characters)`);
+      expect(res.body.error!.message.length).toBeLessThan(150);
+    }
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('decides on the API key before it reads the input: a malformed body without a valid key is a 401', async () => {
+    for (const auth of [null, 'Bearer fry_unknown']) {
+      const viaJson = await f.api.call('POST', '/requests', { body: '{"url": ', headers: { 'content-type': 'application/json' }, auth });
+      expect([viaJson.status, viaJson.body.error?.code]).toEqual([401, 'UNAUTHENTICATED']);
+      const viaQuery = await f.api.call('GET', '/requests?limit=many&bogus=1', { auth });
+      expect([viaQuery.status, viaQuery.body.error?.code]).toEqual([401, 'UNAUTHENTICATED']);
+    }
+    const withKey = await f.api.call('POST', '/requests', { body: '{"url": ', headers: { 'content-type': 'application/json' } });
+    expect([withKey.status, withKey.body.error?.code]).toEqual([422, 'INVALID_JSON']);
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('answers no cross-origin request unless FERRY_CORS_ORIGINS allows its origin', async () => {
+    const preflight = await rawCall(f.ferry.baseUrl, 'OPTIONS', '/requests', ['Origin', 'https://app.example.com', 'Access-Control-Request-Method', 'POST']);
+    expect(preflight.status).toBe(405);
+    expect(Object.keys(preflight.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    const get = await rawCall(f.ferry.baseUrl, 'GET', '/requests', [...auth(), 'Origin', 'https://app.example.com']);
+    expect(get.status).toBe(200);
+    expect(Object.keys(get.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
   it('answers an empty url as a missing one, on create, batch items and schedule requests', async () => {

@@ -179,4 +179,26 @@ describe('failed API call lines', () => {
     expect(line).toMatchObject({ route: 'POST /send', status: 401, code: 'UNAUTHENTICATED' });
     expect(line).not.toHaveProperty('project_id');
   });
+
+  it('are written for calls refused before any service code runs: a body that is no Protobuf message, a content type Connect does not read', async () => {
+    const { projectId, apiKey } = await createProject(ferry.dataDir);
+    const send = `${ferry.baseUrl}/ferry.v1.RequestService/Send`;
+    const malformed = await fetch(send, {
+      method: 'POST',
+      headers: { 'content-type': 'application/proto', authorization: `Bearer ${apiKey}` },
+      body: Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f]),
+    });
+    expect(malformed.status).toBe(400);
+    expect(await lineOf(malformed.headers.get('ferry-request-id')!)).toMatchObject({
+      level: 'debug',
+      route: 'ferry.v1.RequestService/Send',
+      protocol: 'connect',
+      project_id: projectId,
+      status: 422,
+      code: 'INVALID_PROTOBUF',
+    });
+    const xml = await fetch(send, { method: 'POST', headers: { 'content-type': 'text/xml', authorization: `Bearer ${apiKey}` }, body: '<send/>' });
+    expect(xml.status).toBe(415);
+    expect(await lineOf(xml.headers.get('ferry-request-id')!)).toMatchObject({ route: 'ferry.v1.RequestService/Send', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
 });

@@ -221,7 +221,7 @@ describe('a draining server answers as the OpenAPI document says', () => {
     await dest?.close();
   });
 
-  it('with 503 STORAGE_UNAVAILABLE on every call once the drain began', async () => {
+  it('with 503 SHUTTING_DOWN on every call once the drain began', async () => {
     const api = new Api(ferry.baseUrl, (await createProject(ferry.dataDir)).apiKey);
     const stalled = await api.call<Json>('POST', '/requests', { json: { url: `${dest.url}/stall` } });
     expect(stalled.status).toBe(202);
@@ -235,7 +235,7 @@ describe('a draining server answers as the OpenAPI document says', () => {
       ['DELETE', '/schedules/sch_missing', {}],
     ] as const) {
       const res = await retried(() => api.call<Json>(method, path, init));
-      expect([res.status, res.body.error?.code]).toEqual([503, 'STORAGE_UNAVAILABLE']);
+      expect([res.status, res.body.error?.code]).toEqual([503, 'SHUTTING_DOWN']);
       expect(openapi.check(method, path, res)).toBe('503');
     }
   });

@@ -1,4 +1,7 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import http2 from 'node:http2';
+import { fromBinary } from '@bufbuild/protobuf';
+import { base64Decode } from '@bufbuild/protobuf/wire';
+import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CancelRequestRequestSchema,
@@ -15,11 +18,56 @@ import {
   SendResponseSchema,
 } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { RequestStatus } from '../../src/gen/ferry/v1/requests_pb.js';
+import { ErrorDetailSchema } from '../../src/gen/ferry/v1/errors_pb.js';
+import { TEST_BACKEND } from '../support/deployment.js';
 import { DEST, useFerry } from '../support/fixture.js';
 import { GrpcTestClient, grpcErrorDetail } from '../support/grpc-client.js';
+import { sampleOf } from '../support/metrics.js';
+
+/** Ferry's `ErrorDetail` of a Connect error body. */
+function connectDetail(error: { details?: Array<{ type: string; value: string }> }): { code: string; field: string } | undefined {
+  const detail = error.details?.find((d) => d.type === 'ferry.v1.ErrorDetail');
+  if (detail === undefined) return undefined;
+  const { code, field } = fromBinary(ErrorDetailSchema, base64Decode(detail.value));
+  return { code, field };
+}
+
+/** One unary gRPC call with `message` sent as the bytes of its frame, as a client with a broken encoder would. */
+function rawGrpcCall(address: string, path: string, message: Uint8Array, apiKey: string | null): Promise<{ status: number; message: string; detail: { code: string; field: string } | undefined; requestId: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://${address}`);
+    session.on('error', reject);
+    const headers: http2.OutgoingHttpHeaders = { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' };
+    if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
+    const stream = session.request(headers);
+    let trailers: http2.IncomingHttpHeaders = {};
+    stream.on('trailers', (t) => (trailers = t));
+    stream.on('data', () => undefined);
+    stream.on('error', reject);
+    stream.on('end', () => {
+      session.close();
+      const bin = trailers['grpc-status-details-bin'];
+      const metadata = new Metadata();
+      if (typeof bin === 'string') metadata.set('grpc-status-details-bin', Buffer.from(bin, 'base64'));
+      resolve({
+        status: Number(trailers['grpc-status']),
+        message: decodeURIComponent(String(trailers['grpc-message'] ?? '')),
+        detail: grpcErrorDetail({ metadata } as never),
+        requestId: trailers['ferry-request-id'] as string | undefined,
+      });
+    });
+    const frame = Buffer.alloc(5 + message.byteLength);
+    frame.writeUInt32BE(message.byteLength, 1);
+    frame.set(message, 5);
+    stream.end(frame);
+  });
+}
+
+/** Bytes that are no Protobuf message: a field tag that does not exist. */
+const NOT_PROTOBUF = Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0x0f]);
 
 describe('gRPC and Connect protocols', () => {
-  const f = useFerry();
+  const f = useFerry({ env: { FERRY_CORS_ORIGINS: 'https://app.example.com' } });
   let grpc: GrpcTestClient;
   beforeAll(() => {
     grpc = new GrpcTestClient(RequestService, f.ferry.grpcAddress, f.apiKey);
@@ -113,6 +161,77 @@ describe('gRPC and Connect protocols', () => {
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_argument');
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('refuses a body that is no Protobuf message with invalid_argument and its ErrorDetail, after the key, and counts it', async () => {
+    const send = `${f.ferry.baseUrl}/ferry.v1.RequestService/Send`;
+    const counted = async (protocol: string, status: string): Promise<number> =>
+      sampleOf(await (await fetch(`${f.ferry.baseUrl}/metrics`)).text(), 'ferry_api_request_duration_seconds_count', { route: 'ferry.v1.RequestService/Send', protocol, code: status });
+    const before = { connect: await counted('connect', '4xx'), grpc: await counted('grpc', '4xx') };
+
+    const noKey = await fetch(send, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: NOT_PROTOBUF });
+    const noKeyError = (await noKey.json()) as { code: string; details?: Array<{ type: string; value: string }> };
+    expect([noKey.status, noKeyError.code, connectDetail(noKeyError)?.code]).toEqual([401, 'unauthenticated', 'UNAUTHENTICATED']);
+    const bad = await fetch(send, { method: 'POST', headers: { 'content-type': 'application/proto', authorization: `Bearer ${f.apiKey}` }, body: NOT_PROTOBUF });
+    const badError = (await bad.json()) as { code: string; message: string; details?: Array<{ type: string; value: string }> };
+    expect([bad.status, badError.code, connectDetail(badError)]).toEqual([400, 'invalid_argument', { code: 'INVALID_PROTOBUF', field: '' }]);
+    expect(badError.message).toContain('ferry.v1.SendRequest');
+    expect(bad.headers.get('ferry-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    const grpcNoKey = await rawGrpcCall(f.ferry.grpcAddress, '/ferry.v1.RequestService/Send', NOT_PROTOBUF, null);
+    expect([grpcNoKey.status, grpcNoKey.detail?.code]).toEqual([GrpcStatus.UNAUTHENTICATED, 'UNAUTHENTICATED']);
+    const grpcBad = await rawGrpcCall(f.ferry.grpcAddress, '/ferry.v1.RequestService/Send', NOT_PROTOBUF, f.apiKey);
+    expect([grpcBad.status, grpcBad.detail, grpcBad.message]).toEqual([GrpcStatus.INVALID_ARGUMENT, { code: 'INVALID_PROTOBUF', field: '' }, badError.message]);
+
+    expect(await counted('connect', '4xx')).toBe(before.connect + 2);
+    expect(await counted('grpc', '4xx')).toBe(before.grpc + 2);
+    expect((await f.api.call<{ items: unknown[] }>('GET', '/requests?search=nothing-sent')).body.data.items).toEqual([]);
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('counts the calls Connect refuses before reading them: an unknown JSON field and a content type it does not read', async () => {
+    const send = `${f.ferry.baseUrl}/ferry.v1.RequestService/Send`;
+    const counted = async (status: string): Promise<number> =>
+      sampleOf(await (await fetch(`${f.ferry.baseUrl}/metrics`)).text(), 'ferry_api_request_duration_seconds_count', { route: 'ferry.v1.RequestService/Send', protocol: 'connect', code: status });
+    const before = await counted('4xx');
+    const unknown = await fetch(send, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${f.apiKey}` }, body: JSON.stringify({ url: DEST, foo: 1 }) });
+    expect(connectDetail((await unknown.json()) as never)).toEqual({ code: 'UNKNOWN_FIELD', field: 'foo' });
+    const xml = await fetch(send, { method: 'POST', headers: { 'content-type': 'text/xml', authorization: `Bearer ${f.apiKey}` }, body: '<send/>' });
+    expect(xml.status).toBe(415);
+    expect(((await xml.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(await counted('4xx')).toBe(before + 2);
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('answers the preflight of an allowed origin, and lets its pages read the answers, on the JSON and Connect paths', async () => {
+    const origin = 'https://app.example.com';
+    for (const [path, method] of [['/requests', 'POST'], ['/schedules/sch_1', 'PATCH'], ['/ferry.v1.RequestService/Send', 'POST']] as const) {
+      const preflight = await fetch(`${f.ferry.baseUrl}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, idempotency-key, x-forward-x-trace' },
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(preflight.headers.get('access-control-allow-methods')?.split(', ')).toContain(method);
+      expect(preflight.headers.get('access-control-allow-headers')).toBe('authorization, content-type, idempotency-key, x-forward-x-trace');
+      expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(preflight.headers.get('vary')).toContain('Origin');
+    }
+    const listed = await fetch(`${f.ferry.baseUrl}/requests`, { headers: { origin, authorization: `Bearer ${f.apiKey}` } });
+    expect(listed.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(listed.headers.get('access-control-expose-headers')?.split(', ')).toEqual(expect.arrayContaining(['Ferry-Request-Id', 'Retry-After']));
+    expect(listed.headers.get('vary')).toBe('Origin');
+    const viaConnect = await fetch(`${f.ferry.baseUrl}/ferry.v1.RequestService/ListRequests`, {
+      method: 'POST',
+      headers: { origin, authorization: `Bearer ${f.apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect([viaConnect.status, viaConnect.headers.get('access-control-allow-origin')]).toEqual([200, origin]);
+
+    const other = await fetch(`${f.ferry.baseUrl}/requests`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example.com', 'access-control-request-method': 'POST' } });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    const otherGet = await fetch(`${f.ferry.baseUrl}/requests`, { headers: { origin: 'https://elsewhere.example.com', authorization: `Bearer ${f.apiKey}` } });
+    expect(otherGet.headers.get('access-control-allow-origin')).toBeNull();
+    expect(otherGet.headers.get('vary')).toBe('Origin');
   });
 
   it('serves gRPC create with a JSON body value', async () => {

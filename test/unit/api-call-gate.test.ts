@@ -25,7 +25,7 @@ describe('ApiCallGate', () => {
     expect(gate.closed).toBe(true);
     const refused = guarded.getRequest!({}, {});
     await expect(refused).rejects.toBeInstanceOf(FerryError);
-    await expect(refused).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    await expect(refused).rejects.toMatchObject({ code: 'SHUTTING_DOWN', status: 503, retryAfterSeconds: 1 });
 
     releases[0]!();
     await first;

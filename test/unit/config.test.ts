@@ -97,6 +97,32 @@ describe('log and metrics settings', () => {
   });
 });
 
+describe('FERRY_CORS_ORIGINS', () => {
+  it('is off unless set', () => {
+    expect(loadConfig({}).cors).toBeNull();
+    expect(loadConfig({ FERRY_CORS_ORIGINS: '' }).cors).toBeNull();
+  });
+
+  it('keeps each origin as a browser spells it in Origin', () => {
+    expect(loadConfig({ FERRY_CORS_ORIGINS: 'https://app.example.com, HTTPS://Admin.Example.com:443/, http://localhost:5173' }).cors).toEqual({
+      anyOrigin: false,
+      origins: ['https://app.example.com', 'https://admin.example.com', 'http://localhost:5173'],
+    });
+    expect(loadConfig({ FERRY_CORS_ORIGINS: '*' }).cors).toEqual({ anyOrigin: true, origins: [] });
+  });
+
+  it.each(['app.example.com', 'https://app.example.com/console', 'https://app.example.com?x=1', 'ftp://app.example.com', 'https://user@app.example.com'])(
+    'refuses %s, which is not an origin',
+    (value) => {
+      expect(refusal({ FERRY_CORS_ORIGINS: value })).toContain(`FERRY_CORS_ORIGINS: "${value}" is not an origin`);
+    },
+  );
+
+  it('refuses * beside a list', () => {
+    expect(refusal({ FERRY_CORS_ORIGINS: '*, https://app.example.com' })).toBe('FERRY_CORS_ORIGINS takes * alone or a list of origins, not both');
+  });
+});
+
 describe('effectiveConfig', () => {
   it('shows every variable with its value and source, secrets masked', () => {
     const shown = effectiveConfig({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { call, rawCall, useGateway } from './gateway-harness.js';
 
@@ -170,6 +171,26 @@ describe('gateway request bodies', () => {
       const res = await rawCall(h, 'POST', '/requests', [], JSON.stringify(valid));
       expect(res.status).toBe(202);
       expect(h.only().request.input.url).toBe(valid.url);
+    });
+  });
+
+  describe('content coding', () => {
+    it.each([
+      ['POST', '/requests', 'gzip'],
+      ['POST', '/send?url=https://example.com/', 'br'],
+      ['POST', '/requests/batch', 'identity, gzip'],
+    ])('refuses a %s %s body with Content-Encoding %s: 415 in the envelope, naming identity in Accept-Encoding', async (method, path, coding) => {
+      const res = await rawCall(h, method, path, ['Content-Type', 'application/json', 'Content-Encoding', coding, 'Idempotency-Key', 'k'], gzipSync(JSON.stringify(valid)));
+      expect(res.status).toBe(415);
+      expect(res.headers['accept-encoding']).toBe('identity');
+      expect(res.body.error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', field: 'Content-Encoding' });
+      expect(res.body.error.message).toContain(coding);
+      expect(h.calls).toHaveLength(0);
+    });
+
+    it('takes a body whose Content-Encoding is identity', async () => {
+      const res = await rawCall(h, 'POST', '/requests', ['Content-Type', 'application/json', 'Content-Encoding', 'Identity'], JSON.stringify(valid));
+      expect(res.status).toBe(202);
     });
   });
 });

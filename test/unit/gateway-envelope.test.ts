@@ -66,6 +66,28 @@ describe('gateway envelope and statuses', () => {
     expect(h.calls).toHaveLength(0);
   });
 
+  it('sends Retry-After with an error that says when to retry, and none with one that does not', async () => {
+    h.reply('listRequests', () => {
+      throw new FerryError('SHUTTING_DOWN', 'Going away.', undefined, 1);
+    });
+    const later = await call(h, 'GET', '/requests');
+    expect([later.status, later.body.error.code, later.headers.get('retry-after')]).toEqual([503, 'SHUTTING_DOWN', '1']);
+    h.reply('listRequests', () => {
+      throw new FerryError('NOT_FOUND', 'No.');
+    });
+    expect((await call(h, 'GET', '/requests')).headers.get('retry-after')).toBeNull();
+  });
+
+  it('quotes at most 64 characters of a long path it does not know', async () => {
+    const path = `/${'p'.repeat(5_000)}`;
+    const res = await call(h, 'GET', path);
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toBe(`No route for GET "/${'p'.repeat(63)}"… (5001 characters).`);
+    const known = await call(h, 'PUT', `/requests/${'r'.repeat(5_000)}`);
+    expect(known.status).toBe(405);
+    expect(known.body.error.message.length).toBeLessThan(200);
+  });
+
   it('answers a known path with another method with 405 METHOD_NOT_ALLOWED and the methods of the path in Allow', async () => {
     for (const [method, path, allow] of [
       ['DELETE', '/send', 'POST'],

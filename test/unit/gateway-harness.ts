@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { RequestStatus } from '../../src/gen/ferry/v1/requests_pb.js';
 import { ScheduleService } from '../../src/gen/ferry/v1/schedule_service_pb.js';
+import { unreadableInput } from '../../src/edge/call-notes.js';
 import { createGateway, type GatewayService } from '../../src/edge/http/gateway.js';
 
 /** One call the gateway made into the implementation. */
@@ -41,6 +42,9 @@ function recordingImpl<S extends DescService>(service: S, calls: Call[], replies
   const impl: Record<string, (request: unknown, context: HandlerContext) => unknown> = {};
   for (const m of service.methods) {
     impl[m.localName] = (request, context) => {
+      // As every service does once the caller has authenticated (callerProject): input that could not be read is refused.
+      const unreadable = unreadableInput(context);
+      if (unreadable !== undefined) throw unreadable;
       calls.push({ method: m.localName, request, context });
       const reply = replies.get(m.localName);
       return reply ? reply(request as never, context) : defaultReply(m.localName);

@@ -182,11 +182,12 @@ describe('API call observer', () => {
     expect(atDebug.lines[0]).not.toHaveProperty('error');
   });
 
-  it('logs a 5xx Ferry chose to answer (a refusal while draining) at debug, like a 4xx', () => {
+  it('logs a 5xx Ferry chose to answer (a refusal while shutting down) at error, like every 5xx', () => {
     const atInfo = logged('info');
-    const refusal = new FerryError('STORAGE_UNAVAILABLE', 'Ferry is shutting down; retry the call.');
-    apiCallObserver(null, atInfo.logger).observeCall(call({ status: 503, code: 'STORAGE_UNAVAILABLE', error: refusal }));
-    expect(atInfo.lines).toHaveLength(0);
+    const refusal = new FerryError('SHUTTING_DOWN', 'This Ferry process is shutting down; retry the call.', undefined, 1);
+    apiCallObserver(null, atInfo.logger).observeCall(call({ status: 503, code: 'SHUTTING_DOWN', error: refusal }));
+    expect(atInfo.lines).toHaveLength(1);
+    expect(atInfo.lines[0]).toMatchObject({ level: 'error', status: 503, code: 'SHUTTING_DOWN', error: 'FerryError: This Ferry process is shutting down; retry the call.' });
   });
 
   it('writes at most 20 error lines a second, then how many it held back', () => {

@@ -1,4 +1,3 @@
-import { FerryError } from '../../domain/errors.js';
 import type { Acceptance } from '../../domain/request.js';
 import type { AcceptEndpoint, ApiCall, ApiCallObserver, LogLevel } from '../../ports/telemetry.js';
 import type { ServiceLogger } from './logger.js';
@@ -16,14 +15,14 @@ const ACCEPT_ENDPOINTS: ReadonlyMap<string, AcceptEndpoint> = new Map([
  * What an operator learns of each API call: its latency by route, protocol and status class, the requests it
  * accepted, allowance refusals, and a log line when it failed.
  *
- * Failed calls are logged by who is at fault. A 5xx that something failed behind (storage unavailable, an
- * unexpected error) is Ferry's problem: logged at `error`, with the error's message, and its stack at `debug`; at
- * most `ERROR_LINES_PER_SECOND` a second, so an outage under load writes a count of the rest rather than a line
- * per call. A 4xx is the caller's (a bad key, invalid input, an exhausted allowance, an idempotency key in use
- * while a retry races), and so is a 5xx Ferry chose to answer (refusals while draining): a busy service answers
- * many, the caller already holds the full error and the request_id, and the metrics count them by route and
- * status class, so they are logged at `debug` only, where they would otherwise drown the state changes that
- * `info` is for. None carries input values: a line names the error code and the field at fault, never its value.
+ * Failed calls are logged by who is at fault. A 5xx is Ferry's side of the call (storage unavailable, an
+ * unexpected error, a process refusing calls while it shuts down): logged at `error`, with the error's message,
+ * and its stack at `debug`; at most `ERROR_LINES_PER_SECOND` a second, so an outage under load writes a count of
+ * the rest rather than a line per call. A 4xx is the caller's (a bad key, invalid input, an exhausted allowance,
+ * an idempotency key in use while a retry races): a busy service answers many, the caller already holds the full
+ * error and the request_id, and the metrics count them by route and status class, so they are logged at `debug`
+ * only, where they would otherwise drown the state changes that `info` is for. None carries input values: a line
+ * names the error code and the field at fault, never its value.
  */
 export function apiCallObserver(metrics: PrometheusMetrics | null, logger: ServiceLogger, now: () => number = Date.now): ApiCallObserver {
   const limit = new LinesPerSecond(ERROR_LINES_PER_SECOND, now, (skipped) =>
@@ -60,8 +59,8 @@ function isList(accepted: Acceptance | readonly Acceptance[]): accepted is reado
 }
 
 /** The log level of a failed call; see `apiCallObserver`. */
-export function failureLevel(call: Pick<ApiCall, 'status' | 'error'>): LogLevel {
-  return call.status >= 500 && !(call.error instanceof FerryError) ? 'error' : 'debug';
+export function failureLevel(call: Pick<ApiCall, 'status'>): LogLevel {
+  return call.status >= 500 ? 'error' : 'debug';
 }
 
 const ERROR_LINES_PER_SECOND = 20;

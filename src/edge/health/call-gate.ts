@@ -10,10 +10,16 @@ interface Service {
 type Call = (...args: unknown[]) => Promise<unknown>;
 
 /**
+ * How long a call refused during the drain is told to wait (`Retry-After`): a load balancer that has seen the
+ * readiness change sends the retry to another process, and a restarted one is listening again within seconds.
+ */
+export const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
+
+/**
  * Counts the API calls under way, so a drain knows when the last one is done, and refuses new ones once the
- * drain began: they fail with STORAGE_UNAVAILABLE (gRPC `unavailable`), which clients retry, on another instance
- * once their load balancer has seen the readiness change. Every protocol goes through the wrapped
- * implementations, so this is the one place that decides.
+ * drain began: they fail with SHUTTING_DOWN (503, gRPC `unavailable`) and a `Retry-After`, which clients retry, on
+ * another instance once their load balancer has seen the readiness change. Every protocol goes through the
+ * wrapped implementations, so this is the one place that decides.
  */
 export class ApiCallGate {
   private inFlight = 0;
@@ -43,7 +49,9 @@ export class ApiCallGate {
   }
 
   private async run(call: () => Promise<unknown>): Promise<unknown> {
-    if (this.shut) throw new FerryError('STORAGE_UNAVAILABLE', 'Ferry is shutting down; retry the call.');
+    if (this.shut) {
+      throw new FerryError('SHUTTING_DOWN', 'This Ferry process is shutting down; retry the call.', undefined, SHUTTING_DOWN_RETRY_AFTER_SECONDS);
+    }
     this.inFlight += 1;
     try {
       return await call();

@@ -1,5 +1,6 @@
 import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { createContextValues, type ContextValues, type HandlerContext } from '@connectrpc/connect';
+import type { FerryError } from '../../domain/errors.js';
 import type { Acceptance } from '../../domain/request.js';
 
 /**
@@ -12,6 +13,8 @@ export class GatewayCallContext implements HandlerContext {
   /** Noted by the services for the call observer (see `src/edge/call-notes.ts`): plain fields, nothing to allocate. */
   projectId: string | undefined = undefined;
   accepted: Acceptance | readonly Acceptance[] | undefined = undefined;
+  /** Why the request message could not be read from the HTTP request, answered once the caller authenticated. */
+  unreadable: FerryError | undefined = undefined;
   private controller: AbortController | undefined;
   private pendingReason: unknown;
   private aborted = false;
@@ -69,6 +72,13 @@ export class GatewayCallContext implements HandlerContext {
       if (n.length === name.length && n.toLowerCase() === name) value = value === null ? v : `${value}, ${v}`;
     }
     return value;
+  }
+
+  /** How many lines of the header (name in lower case) the call was sent. */
+  headerLines(name: string): number {
+    let lines = 0;
+    for (const [n] of this.pairs) if (n.length === name.length && n.toLowerCase() === name) lines++;
+    return lines;
   }
 
   abort(reason: unknown): void {

@@ -37,5 +37,6 @@ export function sendEmpty(res: Response, status: number, requestId: string): voi
 }
 
 export function sendError(res: Response, err: FerryError, requestId: string, extra?: Readonly<Record<string, string>>): void {
-  sendJson(res, err.status, errorEnvelope(err, requestId), requestId, extra);
+  const retry = err.retryAfterSeconds === undefined ? extra : { ...extra, 'Retry-After': String(err.retryAfterSeconds) };
+  sendJson(res, err.status, errorEnvelope(err, requestId), requestId, retry);
 }

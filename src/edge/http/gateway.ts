@@ -5,7 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { create } from '@bufbuild/protobuf';
 import type { DescService, Message } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
-import { FerryError, type ErrorCode } from '../../domain/errors.js';
+import { FerryError, quoteInput, type ErrorCode } from '../../domain/errors.js';
 import type { ApiCallObserver } from '../../ports/telemetry.js';
 import { toFerryError } from '../errors.js';
 import { GatewayCallContext } from './call-context.js';
@@ -124,6 +124,9 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
   const { route } = entry;
   const headers = scanHeaders(req.rawHeaders, route.headers);
   if (headers.repeated !== undefined) return refuse(observer, startedAt, entry, req, res, repeatedHeader(headers.repeated), requestId);
+  if (headers.contentEncoding !== undefined && route.body.kind !== 'none' && !isIdentity(headers.contentEncoding)) {
+    return refuse(observer, startedAt, entry, req, res, encodedBody(headers.contentEncoding), requestId, IDENTITY_ONLY);
+  }
   if (headers.contentLength !== undefined && Number(headers.contentLength) > route.maxBodyBytes) {
     return refuse(observer, startedAt, entry, req, res, tooLarge(route), requestId);
   }
@@ -138,7 +141,6 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
 
   let context: GatewayCallContext | undefined;
   try {
-    const request = entry.bind({ captures, query: q === -1 ? '' : url.slice(q + 1), headers, body });
     const ctx = new GatewayCallContext(
       route.service,
       route.method,
@@ -147,6 +149,15 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
       () => `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
     );
     context = ctx;
+    let request: Message;
+    try {
+      request = entry.bind({ captures, query: q === -1 ? '' : url.slice(q + 1), headers, body });
+    } catch (err) {
+      if (!(err instanceof FerryError)) throw err;
+      // Answered by the service once the caller has authenticated (callerProject), as on gRPC and Connect.
+      ctx.unreadable = err;
+      request = create(route.method.input);
+    }
     // Aborting the context itself, rather than linking a signal of our own, saves an AbortSignal per call.
     res.once('close', () => {
       if (!res.writableEnded) ctx.abort(new ClientGone('The client closed the connection.'));
@@ -174,12 +185,12 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
 function answerRouteMiss(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse, method: string, path: string, requestId: string): FerryError {
   const allowed = router.methodsOf(path);
   if (allowed.length === 0) {
-    const unrouted = new FerryError('ROUTE_NOT_FOUND', `No route for ${method} ${path}.`);
+    const unrouted = new FerryError('ROUTE_NOT_FOUND', `No route for ${method} ${quoteInput(path)}.`);
     answerEarly(req, res, unrouted, requestId);
     return unrouted;
   }
   const allow = allowed.join(', ');
-  const refusal = new FerryError('METHOD_NOT_ALLOWED', `${path} does not take ${method}; it takes ${allow}.`);
+  const refusal = new FerryError('METHOD_NOT_ALLOWED', `${quoteInput(path)} does not take ${method}; it takes ${allow}.`);
   answerEarly(req, res, refusal, requestId, { Allow: allow });
   return refusal;
 }
@@ -193,8 +204,9 @@ function refuse(
   res: GatewayResponse,
   refusal: FerryError,
   requestId: string,
+  extra?: Readonly<Record<string, string>>,
 ): void {
-  answerEarly(req, res, refusal, requestId);
+  answerEarly(req, res, refusal, requestId, extra);
   observe(observer, startedAt, entry, requestId, refusal);
 }
 
@@ -237,6 +249,25 @@ const REPEATED_HEADER_CODES: Readonly<Record<string, ErrorCode>> = {
 function repeatedHeader(name: string): FerryError {
   const code = REPEATED_HEADER_CODES[name.toLowerCase()] ?? 'INVALID_FIELD';
   return new FerryError(code, `The ${name} header is given more than once; it takes a single value.`, name);
+}
+
+/** RFC 9110 section 15.5.16: a 415 for a content coding says in Accept-Encoding which codings the path takes. */
+const IDENTITY_ONLY = { 'Accept-Encoding': 'identity' };
+
+function isIdentity(contentEncoding: string): boolean {
+  return contentEncoding.trim().toLowerCase() === 'identity';
+}
+
+/**
+ * A request body is read as sent: a raw body is delivered byte for byte with its Content-Type, and a JSON body is
+ * read as UTF-8, so a coded (compressed) body would be stored coded or refused as text it is not.
+ */
+function encodedBody(contentEncoding: string): FerryError {
+  return new FerryError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `The body has Content-Encoding ${quoteInput(contentEncoding)}; request bodies take no content coding, send them as they are.`,
+    'Content-Encoding',
+  );
 }
 
 /** A raw body is a field of its own, named in the error like every field; a JSON body is the request as a whole. */

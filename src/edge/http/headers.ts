@@ -7,6 +7,8 @@ export interface ScannedHeaders {
   readonly pairs: [string, string][];
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
+  /** The Content-Encoding lines, joined with ", " when repeated. */
+  readonly contentEncoding: string | undefined;
   readonly host: string | undefined;
   /** Per binding of the route: the value, the collected prefix map, or undefined when absent. */
   readonly bound: (string | Record<string, string> | undefined)[];
@@ -26,6 +28,7 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
   const pairs: [string, string][] = [];
   let contentLength: string | undefined;
   let contentType: string | undefined;
+  let contentEncoding: string | undefined;
   let host: string | undefined;
   let repeated: string | undefined;
   const bound: (string | Record<string, string> | undefined)[] = bindings.length === 0 ? [] : new Array(bindings.length);
@@ -42,6 +45,7 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
     const lower = name.toLowerCase();
     if (lower === 'content-length') contentLength = value;
     else if (lower === 'host') host ??= value;
+    else if (lower === 'content-encoding') contentEncoding = contentEncoding === undefined ? value : `${contentEncoding}, ${value}`;
     else if (lower === 'content-type') {
       if (contentType !== undefined) repeated ??= 'Content-Type';
       contentType = value;
@@ -71,5 +75,5 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
       }
     }
   }
-  return { pairs, contentLength, contentType, host, bound, repeated };
+  return { pairs, contentLength, contentType, contentEncoding, host, bound, repeated };
 }

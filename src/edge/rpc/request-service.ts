@@ -16,8 +16,8 @@ import {
   SendResponseSchema,
   type RequestService,
 } from '../../gen/ferry/v1/request_service_pb.js';
-import { noteAccepted, noteProjectOf } from '../call-notes.js';
-import { requestHeader } from '../request-headers.js';
+import { noteAccepted } from '../call-notes.js';
+import { callerProject } from './caller-project.js';
 import { createInputOf, sendInputOf } from './from-proto.js';
 import { acceptanceToProto, attemptToProto, requestToProto, summaryToProto, ts } from './to-proto.js';
 
@@ -32,7 +32,7 @@ export interface RequestServiceDeps {
  * gateway calls the same functions. It only maps messages; rules live in the domain and the use cases.
  */
 export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof RequestService> {
-  const project = (ctx: HandlerContext): Promise<Project> => noteProjectOf(ctx, deps.auth.authenticate(requestHeader(ctx, 'authorization')));
+  const project = (ctx: HandlerContext): Promise<Project> => callerProject(deps.auth, ctx);
   return {
     async send(req, ctx) {
       const accepted = await deps.commands.send(await project(ctx), sendInputOf(req), req.idempotencyKey);

@@ -15,8 +15,7 @@ import {
   UpdateScheduleResponseSchema,
   type ScheduleService,
 } from '../../gen/ferry/v1/schedule_service_pb.js';
-import { noteProjectOf } from '../call-notes.js';
-import { requestHeader } from '../request-headers.js';
+import { callerProject } from './caller-project.js';
 import { scheduleInputOf, scheduleSummaryToProto, scheduleToProto, timingInputOf } from './schedule-proto.js';
 import { ts } from './to-proto.js';
 
@@ -31,7 +30,7 @@ export interface ScheduleServiceDeps {
  * calls the same functions. It only maps messages; rules live in the domain and the use cases.
  */
 export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<typeof ScheduleService> {
-  const project = (ctx: HandlerContext): Promise<Project> => noteProjectOf(ctx, deps.auth.authenticate(requestHeader(ctx, 'authorization')));
+  const project = (ctx: HandlerContext): Promise<Project> => callerProject(deps.auth, ctx);
   return {
     async createSchedule(req, ctx) {
       const schedule = await deps.commands.create(await project(ctx), scheduleInputOf(req), req.idempotencyKey);
