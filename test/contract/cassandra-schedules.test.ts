@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
-import { SCAN_FLOORS } from '../../src/adapters/cassandra/schedules/floors.js';
 import { CassandraScheduleStore } from '../../src/adapters/cassandra/schedules/store.js';
-import { BUCKET_MS, bucketOf } from '../../src/adapters/cassandra/schedules/timers.js';
+import { SCHEDULE_TIMERS } from '../../src/adapters/cassandra/schedules/timers.js';
+import { TIMER_FLOORS } from '../../src/adapters/cassandra/timers/floors.js';
 import { systemClock, type Clock } from '../../src/domain/clock.js';
 import { shardOf } from '../../src/domain/shards.js';
 import { clockAt } from '../support/fake-clock.js';
@@ -12,6 +12,8 @@ import { ReusedKeyspaces } from './suite/scratch-cassandra.js';
 
 const SHARDS = 8;
 const MINUTE = 60_000;
+const BUCKET_MS = SCHEDULE_TIMERS.buckets.ms;
+const bucketOf = (t: number) => SCHEDULE_TIMERS.buckets.of(t);
 
 // What the schedule port does not show on Cassandra (the port's own suite runs in cassandra.test.ts): the
 // backend's other stores as they are, its `schedules` built here on the backend's session with the test's clock. Keyspaces are reused between tests (emptied on close), as in cassandra.test.ts.
@@ -154,7 +156,7 @@ describe('Cassandra schedules: scan floors', () => {
     await other.close();
     time += 1_000;
     expect(await found()).toEqual([own.id, first.id]);
-    time += SCAN_FLOORS.fullReadEveryMs;
+    time += TIMER_FLOORS.fullReadEveryMs;
     expect(await found()).toEqual([foreign.id, own.id, first.id]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayOf, insertListEntry, insertProjectDay } from '../../src/adapters/cassandra/request-rows.js';
-import { TimerTable, timerOf } from '../../src/adapters/cassandra/timers.js';
+import { REQUEST_TIMERS, timerOf } from '../../src/adapters/cassandra/request-timers.js';
+import { TimerEngine } from '../../src/adapters/cassandra/timers/engine.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { PROJECT_A, aRequest } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
@@ -19,8 +20,8 @@ describe('Cassandra single-request insert', () => {
     const s = backend.session;
     // What a process that stopped between the two steps of the insert leaves behind.
     const timer = timerOf(SHARDS, r)!;
-    const timers = new TimerTable(s, systemClock);
-    const leftovers = [insertListEntry(s, r), insertProjectDay(s, PROJECT_A, dayOf(now)), timers.timerStatement(timer), timers.bucketStatement(timer)!];
+    const timers = new TimerEngine(s, REQUEST_TIMERS, { clock: systemClock, background: () => undefined });
+    const leftovers = [insertListEntry(s, r), insertProjectDay(s, PROJECT_A, dayOf(now)), ...timers.statements([timer])];
     for (const row of leftovers) await s.execute(row.query, row.params!, 'writing what an insert leaves');
 
     expect(await backend.requests.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 10 })).toEqual([]);

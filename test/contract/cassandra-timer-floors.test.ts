@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
-import type { TimerFloorSettings } from '../../src/adapters/cassandra/timer-floors.js';
+import type { TimerFloorSettings } from '../../src/adapters/cassandra/timers/floors.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';

@@ -16,7 +16,7 @@ describe('DueSoon, the owner working set', () => {
     expect(soon.due(400, ALL, 10)).toEqual([]);
     expect(soon.earliest()).toBe(500);
     const timers = soon.due(1_000, ALL, 10);
-    expect(timers.map((t) => [t.dueAt, t.lease, t.shard === shardOf(t.requestId, SHARDS)])).toEqual([
+    expect(timers.map((t) => [t.dueAt, t.lease, t.shard === shardOf(t.id, SHARDS)])).toEqual([
       [500, false, true],
       [900, false, true],
     ]);
@@ -40,7 +40,7 @@ describe('DueSoon, the owner working set', () => {
     soon.remember({ ...c, dueAt: 50 }, 1);
     expect(soon.earliest()).toBe(50);
     expect(soon.due(10, ALL, 10)).toEqual([]);
-    expect(soon.due(50, ALL, 10).map((t) => t.requestId)).toEqual([c.id]);
+    expect(soon.due(50, ALL, 10).map((t) => t.id)).toEqual([c.id]);
     expect(soon.earliest()).toBeNull();
   });
 

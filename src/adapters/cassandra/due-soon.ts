@@ -1,7 +1,7 @@
 import type { StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
 import { KnownRequests, type Known } from './known-requests.js';
-import type { Timer } from './timers.js';
+import type { RequestTimer } from './request-timers.js';
 
 interface Entry {
   readonly dueAt: number;
@@ -39,14 +39,14 @@ export class DueSoon {
    * Timers of remembered requests due by `now` in `shards`, earliest first, at most `limit`. They stay remembered
    * until claimed (`take`); those of other shards are passed by here and left to the timer scans.
    */
-  due(now: number, shards: ReadonlySet<number>, limit: number): Timer[] {
-    const out: Timer[] = [];
+  due(now: number, shards: ReadonlySet<number>, limit: number): RequestTimer[] {
+    const out: RequestTimer[] = [];
     while (out.length < limit && this.heap.length > 0 && this.heap[0]!.dueAt <= now) {
       const { dueAt, id } = this.pop();
       const known = this.known.peek(id);
       if (known === undefined || known.request.dueAt !== dueAt) continue;
       const shard = shardOf(id, this.shardCount);
-      if (shards.has(shard)) out.push({ shard, dueAt, requestId: id, lease: false });
+      if (shards.has(shard)) out.push({ shard, dueAt, id, lease: false });
     }
     // The heap only grows past what is remembered by entries taken out of order; rebuild it then.
     if (this.heap.length > 2 * this.known.size + 1024) this.rebuild();

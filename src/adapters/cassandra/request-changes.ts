@@ -7,8 +7,8 @@ import type { RequestExpiry } from './request-expiry.js';
 import type { InFlight } from './request-pool.js';
 import { insertAttempt } from './request-rows.js';
 import type { CassandraSession, Statement } from './session.js';
-import type { TimerRemovals } from './timer-removals.js';
-import { timerChange, type Timer, type TimerTable } from './timers.js';
+import { timerChange, type RequestTimer } from './request-timers.js';
+import type { TimerEngine } from './timers/engine.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 
@@ -56,11 +56,10 @@ export class RequestChanges {
 
   constructor(
     private readonly session: CassandraSession,
-    private readonly timers: TimerTable,
+    private readonly timers: TimerEngine<RequestTimer>,
     private readonly shardCount: number,
     private readonly inFlight: InFlight,
     private readonly expiry: RequestExpiry,
-    private readonly removals: TimerRemovals,
     private readonly stamps: OwnerTimestamps,
     /**
      * Told of every change made here, with the epoch it was made under: what this process remembered of the
@@ -80,7 +79,7 @@ export class RequestChanges {
   /**
    * Applies `patch` to `current` (the request as this process last knew it) and returns the request as it now is;
    * null, writing nothing, when this process does not hold the request's shard, or someone else held it since
-   * `basis`, the epoch under which `current` was read or claimed. `asOf` is the `deletionTime` taken before
+   * `basis`, the epoch under which `current` was read or claimed. `asOf` is the timer stamp (`TimerEngine.stamp`) taken before
    * `current` was read.
    */
   async apply(
@@ -109,7 +108,7 @@ export class RequestChanges {
     await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
     this.changed(next, basis);
     if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
-    else if (drop !== null) this.removals.remove(drop, asOf);
+    else if (drop !== null) this.timers.remove(drop, asOf);
     return next;
   }
 
@@ -118,18 +117,18 @@ export class RequestChanges {
    * landed: when the rewrite fails, or the process dies first, the timer stays behind, and the claim that finds it
    * stale calls this again (see `RequestClaims`). So no ended request keeps its rows for ever.
    */
-  ended(r: StoredRequest, timer: Timer | null, asOf: number, stamp: bigint, last: AttemptRecord | null = null): void {
+  ended(r: StoredRequest, timer: RequestTimer | null, asOf: number, stamp: bigint, last: AttemptRecord | null = null): void {
     const rewrite = () => this.expiry.expire(r, stamp, last);
     if (timer === null) this.inFlight.background(rewrite);
-    else this.removals.removeAfter(timer, asOf, rewrite);
+    else this.timers.removeAfter(timer, asOf, rewrite);
   }
 
   /**
    * `ended` for a stale timer found by a claim, unless this process is rewriting the request already (or no
    * longer holds its shard: the next owner's claim does it).
    */
-  endedLongAgo(r: StoredRequest, timer: Timer, asOf: number, basis: number): void {
-    if (this.removals.pending(timer)) return;
+  endedLongAgo(r: StoredRequest, timer: RequestTimer, asOf: number, basis: number): void {
+    if (this.timers.pending(timer)) return;
     const stamp = this.stamps.next(shardOf(r.id, this.shardCount), basis);
     if (stamp !== null) this.ended(r, timer, asOf, stamp);
   }

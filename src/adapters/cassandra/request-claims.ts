@@ -6,10 +6,10 @@ import type { DueSoon } from './due-soon.js';
 import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
-import type { TimerRemovals } from './timer-removals.js';
-import type { TimerFloors } from './timer-floors.js';
-import { EMPTY_BUCKET_AGE_MS, FIRST_BUCKET, LAST_BUCKET, ShardDueTimers, earliestOf, inClaimOrder, leaseTimers, splitByFloor } from './timer-scan.js';
-import { TIMER_BUCKET_MS, bucketStart, compareTimers, matchesTimer, type Timer, type TimerTable } from './timers.js';
+import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './request-timers.js';
+import type { TimerEngine } from './timers/engine.js';
+import { EMPTY_BUCKET_AGE_MS } from './timers/table.js';
+import { compareTimers } from './timers/timer.js';
 
 /** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
 export interface Claimed {
@@ -30,8 +30,8 @@ const REMEMBERED_ENOUGH_MS = 100;
 const CLAIM_CONCURRENCY = 16;
 const RELEASE_CONCURRENCY = 16;
 const LEASE_PAGE = 200;
-/** Timers read at a time past those of held claims when looking for the next due time. */
-const HELD_SKIP_PAGE = 64;
+/** Timers read at a time when looking for the next due time (past those of held claims). */
+const NEXT_DUE_PAGE = 64;
 /** How soon a stored claim whose fate is unknown is looked at again (see `undoUnseen`). */
 const UNDO_BACKOFF: BackoffConfig = { baseMs: 1_000, capMs: 5_000 };
 
@@ -39,13 +39,13 @@ const UNDO_BACKOFF: BackoffConfig = { baseMs: 1_000, capMs: 5_000 };
  * How many listed buckets per shard `nextDueAt` looks at: its horizon. More than the empty buckets a shard may
  * list before its first due timer (those younger than `EMPTY_BUCKET_AGE_MS`, plus the current one).
  */
-export const NEXT_DUE_BUCKETS = EMPTY_BUCKET_AGE_MS / TIMER_BUCKET_MS + 6;
+export const NEXT_DUE_BUCKETS = EMPTY_BUCKET_AGE_MS / REQUEST_TIMERS.buckets.ms + 6;
 
 /**
  * How long a timer that no longer matches its request is left alone. A change writes its new timer before the
  * request itself, so for a moment a fresh timer looks stale; one this far past due is surely abandoned.
  */
-const STALE_TIMER_AGE_MS = TIMER_BUCKET_MS;
+const STALE_TIMER_AGE_MS = 60_000;
 
 /**
  * Due work: finds it through the timers and takes it, held in this process or with a write to the request. Only
@@ -59,12 +59,10 @@ export class RequestClaims {
 
   constructor(
     private readonly rows: RequestRows,
-    private readonly timers: TimerTable,
+    private readonly timers: TimerEngine<RequestTimer>,
     private readonly changes: RequestChanges,
     private readonly inFlight: InFlight,
-    private readonly removals: TimerRemovals,
     private readonly held: HeldClaims,
-    private readonly floors: TimerFloors,
     private readonly clock: Clock,
     /** The owner's working set: requests it may claim without reading (see `WorkingSet`). */
     private readonly dueSoon: DueSoon,
@@ -79,7 +77,7 @@ export class RequestClaims {
   async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const pageSize = Math.min(Math.max(limit, 16), 500);
-    const scan = () => inClaimOrder(shards.map((shard) => new ShardDueTimers(this.timers, this.floors, this.inFlight, shard, now, pageSize)));
+    const scan = () => this.timers.scan(shards, { throughBucket: this.timers.buckets.of(now), dueBy: now, forget: true }, pageSize);
     const remembered = this.dueSoon.due(now, new Set(shards), limit);
     // Remembered work alone when there is some, the timers when there is none; but the timers first at least every
     // `SCAN_EVERY_MS`, so a steady stream of remembered work keeps retries and work accepted elsewhere waiting no
@@ -94,7 +92,7 @@ export class RequestClaims {
   }
 
   /** `scan`, noting when it was started. */
-  private async *scanning(scan: () => AsyncGenerator<Timer>, now: number): AsyncGenerator<Timer> {
+  private async *scanning(scan: () => AsyncGenerator<RequestTimer>, now: number): AsyncGenerator<RequestTimer> {
     this.scannedAt = now;
     yield* scan();
   }
@@ -109,7 +107,7 @@ export class RequestClaims {
   }
 
   async releaseLeases(now: number, shards: readonly number[]): Promise<number> {
-    const leases = leaseTimers(this.timers, shards, LEASE_PAGE);
+    const leases = this.timers.marked(shards, LEASE_PAGE);
     const { taken, failure } = await takeUpTo(leases, Infinity, RELEASE_CONCURRENCY, (timer) => this.release(timer, now));
     if (failure !== null) throw failure.error;
     return taken.length;
@@ -119,10 +117,10 @@ export class RequestClaims {
    * Claims the request of `timer`: held in this process when it can be (see `HeldClaims`), otherwise stored at
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
-  private async claim(timer: Timer, now: number, leaseUntil: number): Promise<(Claimed & { timer: Timer }) | null> {
+  private async claim(timer: RequestTimer, now: number, leaseUntil: number): Promise<(Claimed & { timer: RequestTimer }) | null> {
     // By timer, not by request: a request's stale timer, read at once beside its live one, must not block it. Two
     // different timers of one request never both match the state a claim reads (see `matchesTimer`).
-    const key = `${timer.requestId}@${timer.dueAt}`;
+    const key = `${timer.id}@${timer.dueAt}`;
     if (this.passOver(timer) || this.claiming.has(key)) return null;
     this.claiming.add(key);
     try {
@@ -132,11 +130,11 @@ export class RequestClaims {
     }
   }
 
-  private async claimOnce(timer: Timer, now: number, leaseUntil: number): Promise<(Claimed & { timer: Timer }) | null> {
+  private async claimOnce(timer: RequestTimer, now: number, leaseUntil: number): Promise<(Claimed & { timer: RequestTimer }) | null> {
     const basis = this.changes.basis(timer.shard);
     if (basis === null) return null;
-    const asOf = this.timers.deletionTime();
-    const current = await this.current(timer, now, asOf, basis, 'claiming a request');
+    const asOf = this.timers.stamp();
+    const current = await this.current(timer, now, basis, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
     if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
     const patch = { status: 'delivering', dueAt: leaseUntil, updatedAt: now, startedAt: current.startedAt ?? now } as const;
@@ -163,7 +161,7 @@ export class RequestClaims {
       await this.clock.sleep(backoffDelayMs(tries, UNDO_BACKOFF, Math.random), signal);
       if (signal.aborted) return;
       try {
-        const asOf = this.timers.deletionTime();
+        const asOf = this.timers.stamp();
         const seen = await this.rows.request(claimed.id, 'undoing a claim');
         if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
           await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, basis, 'undoing a claim');
@@ -175,13 +173,13 @@ export class RequestClaims {
     }
   }
 
-  private async release(timer: Timer, now: number): Promise<StoredRequest | null> {
+  private async release(timer: RequestTimer, now: number): Promise<StoredRequest | null> {
     // Already due now: released by this very call (its new lease timer is scanned too) or by one just before.
     if (timer.dueAt === now) return null;
     const basis = this.changes.basis(timer.shard);
     if (basis === null) return null;
-    const asOf = this.timers.deletionTime();
-    const current = await this.current(timer, now, asOf, basis, 'releasing a lease');
+    const asOf = this.timers.stamp();
+    const current = await this.current(timer, now, basis, 'releasing a lease');
     if (current === null || current.status !== 'delivering') return null;
     return this.changes.apply(current, { dueAt: now }, asOf, basis, 'releasing a lease');
   }
@@ -189,63 +187,47 @@ export class RequestClaims {
   /**
    * The request of `timer` if the timer still stands for it; drops the timer when it is surely stale. The stale
    * timer of an ended request may be all that is left of a retention rewrite that failed or was cut short by a
-   * crash, so that rewrite is made (again) before the timer goes.
+   * crash, so that rewrite is made (again) before the timer goes. Like every deletion a scan decides on, the
+   * timer's is dated a minute back (`sweepStamp`).
    */
-  private async current(timer: Timer, now: number, asOf: number, basis: number, during: string): Promise<StoredRequest | null> {
-    const mine = this.dueSoon.take(timer.requestId);
+  private async current(timer: RequestTimer, now: number, basis: number, during: string): Promise<StoredRequest | null> {
+    const mine = this.dueSoon.take(timer.id);
     // Written by this process while it held the shard, and held without a break since: nobody else changed it.
     if (mine !== undefined && mine.basis === basis && matchesTimer(mine.request, timer)) return mine.request;
-    const r = await this.rows.request(timer.requestId, during);
+    const r = await this.rows.request(timer.id, during);
     if (r !== null && matchesTimer(r, timer)) return r;
     if (timer.dueAt >= now - STALE_TIMER_AGE_MS) return null;
-    if (r !== null && isTerminal(r.status)) this.changes.endedLongAgo(r, timer, asOf, basis);
-    else this.removals.remove(timer, asOf);
+    if (r !== null && isTerminal(r.status)) this.changes.endedLongAgo(r, timer, this.timers.sweepStamp(), basis);
+    else this.timers.remove(timer, this.timers.sweepStamp());
     return null;
   }
 
   /**
-   * The earliest timer among the first listed buckets of a shard, leaving out those of claims this process holds
-   * (their requests are being delivered). A timer being removed is not left out: passing over it here (reading
-   * on through its bucket) cost more reads than the short look it may cause. When all of those buckets are empty, the time a claim may drop the first
-   * of them: the claim then brings later timers within reach (and claims any due ones itself, as its scan is not
-   * limited to these buckets). Buckets are read from their floors, as a claim's scan reads them (see `TimerFloors`).
+   * The earliest timer among the first `NEXT_DUE_BUCKETS` listed buckets of a shard, leaving out those of claims
+   * this process holds (their requests are being delivered). A timer being removed or written is not left out:
+   * passing over it here (reading on through its bucket) cost more reads than the short look it may cause. When all
+   * of those buckets are empty, the time a claim may drop the first of them: the claim then brings later timers
+   * within reach (and claims any due ones itself, as its scan is not limited to these buckets). Buckets are read
+   * from their floors, as a claim's scan reads them.
    */
   private async nextDueIn(shard: number): Promise<number | null> {
-    const buckets = await this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, NEXT_DUE_BUCKETS, 'finding the next due time');
-    if (buckets.length === 0) return null;
-    const { floored, unknown } = splitByFloor(this.floors, shard, buckets, this.floors.now());
-    const earliest = await earliestOf(this.timers, this.floors, shard, unknown, 'finding the next due time');
-    let anyTimer = earliest.size > 0;
-    for (const bucket of buckets) {
-      const first = earliest.get(bucket);
-      if (first === undefined && !floored.has(bucket)) continue;
-      if (first !== undefined && !this.held.holds(first.requestId)) return first.dueAt;
-      const { unheld, any } = await this.firstUnheld(shard, bucket);
-      anyTimer ||= any;
-      if (unheld !== undefined) return unheld.dueAt;
+    const limits = { throughBucket: this.timers.buckets.last, dueBy: Number.MAX_SAFE_INTEGER, forget: false, buckets: NEXT_DUE_BUCKETS };
+    const scan = this.timers.shardScan(shard, limits, NEXT_DUE_PAGE);
+    let anyTimer = false;
+    for await (const timer of scan) {
+      if (!this.held.holds(timer.id)) return timer.dueAt;
+      anyTimer = true;
     }
-    return anyTimer ? null : bucketStart(buckets[0]! + 1) + EMPTY_BUCKET_AGE_MS;
+    const first = scan.firstBucket;
+    return first === undefined || anyTimer ? null : this.timers.buckets.start(first + 1) + EMPTY_BUCKET_AGE_MS;
   }
 
   /**
    * Timers of claims this process holds, of requests it is writing, and timers it is removing: none has work for
    * a claim yet or any more.
    */
-  private passOver(timer: Timer): boolean {
-    return this.held.holds(timer.requestId) || this.beingWritten(timer.requestId) || this.removals.pending(timer);
-  }
-
-  /** The first timer of a bucket that a claim would not pass over, read from the bucket's floor; and whether it holds any. */
-  private async firstUnheld(shard: number, bucket: number): Promise<{ unheld: Timer | undefined; any: boolean }> {
-    const start = this.floors.start(shard, bucket);
-    for (let after = start; ; ) {
-      const seenAt = this.floors.now();
-      const page = await this.timers.due(shard, bucket, after, Number.MAX_SAFE_INTEGER, HELD_SKIP_PAGE, 'finding the next due time');
-      if (after === start) this.floors.saw(shard, bucket, start, seenAt, page[0], Number.MAX_SAFE_INTEGER);
-      const unheld = page.find((t) => !this.passOver(t));
-      if (unheld !== undefined || page.length < HELD_SKIP_PAGE) return { unheld, any: page.length > 0 || after !== start };
-      after = page.at(-1)!;
-    }
+  private passOver(timer: RequestTimer): boolean {
+    return this.held.holds(timer.id) || this.beingWritten(timer.id) || this.timers.pending(timer);
   }
 }
 

@@ -15,9 +15,9 @@ import { applied, type CassandraSession, type Statement } from './session.js';
 import { OwnerTimestamps } from './owner-timestamps.js';
 import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import type { CancelNotice } from '../../ports/work-shards.js';
-import { TimerRemovals } from './timer-removals.js';
-import { TimerTable, timerOf, type Timer } from './timers.js';
-import { TimerFloors, type TimerFloorSettings } from './timer-floors.js';
+import { REQUEST_TIMERS, timerOf, type RequestTimer } from './request-timers.js';
+import { TimerEngine } from './timers/engine.js';
+import type { TimerFloorSettings } from './timers/floors.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
 import { WorkingSet } from './working-set.js';
 import { WrittenEntries } from './written-entries.js';
@@ -73,8 +73,7 @@ const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16,
 export class CassandraRequestStore implements RequestStore {
   private readonly inFlight = new InFlight();
   private readonly rows: RequestRows;
-  private readonly timers: TimerTable;
-  private readonly removals: TimerRemovals;
+  private readonly timers: TimerEngine<RequestTimer>;
   private readonly changes: RequestChanges;
   private readonly claims: RequestClaims;
   private readonly lists: RequestList;
@@ -106,11 +105,14 @@ export class CassandraRequestStore implements RequestStore {
     this.working = new WorkingSet(options.shardCount, clock, (shard) => this.epochs?.held(shard) ?? null, this.known);
     this.epochs = options.epochs ?? null;
     this.rows = new RequestRows(session);
-    this.timers = new TimerTable(session, clock);
-    this.removals = new TimerRemovals(session, this.timers, this.inFlight, clock);
+    this.timers = new TimerEngine(session, REQUEST_TIMERS, {
+      clock,
+      background: (task) => this.inFlight.background(task),
+      ...(options.timerFloors !== undefined ? { floors: options.timerFloors } : {}),
+    });
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, this.removals, stamps, (next, basis) => this.working.changedHere(next, basis));
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, stamps, (next, basis) => this.working.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -119,8 +121,7 @@ export class CassandraRequestStore implements RequestStore {
       (claim) => this.inFlight.run(() => this.storeHeld(claim)),
       clock,
     );
-    const floors = new TimerFloors(clock, options.timerFloors);
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.removals, this.held, floors, clock, this.working.dueSoon, (id) => this.working.beingAccepted(id) || this.changing.has(id));
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.held, clock, this.working.dueSoon, (id) => this.working.beingAccepted(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -273,7 +274,7 @@ export class CassandraRequestStore implements RequestStore {
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
   close(): Promise<void> {
     this.held.close();
-    this.removals.close();
+    this.timers.close();
     return this.inFlight.close();
   }
 
@@ -294,7 +295,7 @@ export class CassandraRequestStore implements RequestStore {
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest> {
-    const asOf = this.timers.deletionTime();
+    const asOf = this.timers.stamp();
     const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
     const held = await this.held.take(id, expectedVersion);
     if (held === 'lost') throw conflict();
@@ -339,7 +340,7 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
   private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.deletionTime(), claim.basis, 'storing a claim');
+    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.stamp(), claim.basis, 'storing a claim');
     if (stored === null) return false;
     this.known.remember(stored, claim.basis);
     return true;
@@ -355,9 +356,9 @@ export class CassandraRequestStore implements RequestStore {
    * What points at new requests: list entries and timers, plus the day and bucket entries this process has not
    * written yet (see `WrittenEntries`).
    */
-  private indexStatements(requests: readonly StoredRequest[]): { statements: Statement[]; timers: Timer[]; days: string[] } {
+  private indexStatements(requests: readonly StoredRequest[]): { statements: Statement[]; timers: RequestTimer[]; days: string[] } {
     const statements: Statement[] = [];
-    const timers: Timer[] = [];
+    const timers: RequestTimer[] = [];
     const days = new Set<string>();
     for (const r of requests) {
       statements.push(insertListEntry(this.session, r));
@@ -370,12 +371,12 @@ export class CassandraRequestStore implements RequestStore {
       const timer = timerOf(this.options.shardCount, r);
       if (timer !== null) timers.push(timer);
     }
-    statements.push(...this.timers.statementsFor(timers));
+    statements.push(...this.timers.statements(timers));
     return { statements, timers, days: [...days] };
   }
 
-  private indexWritten(timers: readonly Timer[], days: readonly string[]): void {
-    this.timers.bucketsWritten(timers);
+  private indexWritten(timers: readonly RequestTimer[], days: readonly string[]): void {
+    this.timers.written(timers);
     for (const day of days) this.listedDays.add(day);
   }
 }

@@ -4,10 +4,10 @@ import type { SchedulePatch, StoredSchedule } from '../../../domain/schedule/sch
 import { VersionConflict } from '../../../ports/requests.js';
 import { isUncertainConditionalWrite } from '../errors.js';
 import { CONSISTENCY, applied, millis, type CassandraSession, type Statement } from '../session.js';
-import type { ScanFloors } from './floors.js';
+import type { TimerEngine } from '../timers/engine.js';
+import type { Timer } from '../timers/timer.js';
 import { patched, type ScheduleRow, type ScheduleRows } from './rows.js';
-import type { Background } from './scan.js';
-import { bucketOf, timerOf, type ScheduleTimer, type ScheduleTimerTable } from './timers.js';
+import { timerOf } from './timers.js';
 
 /**
  * Every write of a schedule: one conditional write of its row, with its timer around it. A new timer is written
@@ -19,10 +19,8 @@ export class ScheduleChanges {
   constructor(
     private readonly session: CassandraSession,
     private readonly rows: ScheduleRows,
-    private readonly timers: ScheduleTimerTable,
-    private readonly floors: ScanFloors,
+    private readonly timers: TimerEngine<Timer>,
     private readonly shardCount: number,
-    private readonly background: Background,
   ) {}
 
   /**
@@ -32,7 +30,9 @@ export class ScheduleChanges {
   async insert(s: StoredSchedule): Promise<void> {
     const during = 'storing a schedule';
     const timer = timerOf(this.shardCount, s);
-    await this.session.writeTogether([this.rows.listEntry(s), ...(timer === null ? [] : this.timerWrites(timer))], during);
+    const timers = timer === null ? [] : [timer];
+    await this.session.writeTogether([this.rows.listEntry(s), ...this.timers.statements(timers)], during);
+    this.timers.written(timers);
     const changeId = randomUUID();
     const stored = await this.conditional(this.rows.insert(s, changeId), s.id, during, (seen) => seen?.changeId === changeId);
     if (stored === true) return;
@@ -44,7 +44,7 @@ export class ScheduleChanges {
 
   async update(projectId: string, id: string, expectedVersion: number, patch: SchedulePatch): Promise<StoredSchedule> {
     const during = 'updating a schedule';
-    const asOf = this.timers.times.next();
+    const asOf = this.timers.stamp();
     const conflict = () => new VersionConflict(`Schedule ${id} is not at version ${expectedVersion} in project ${projectId}.`);
     const current = (await this.rows.read(id, during))?.schedule;
     if (current === undefined || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
@@ -52,18 +52,18 @@ export class ScheduleChanges {
     const before = timerOf(this.shardCount, current);
     const after = timerOf(this.shardCount, next);
     const moved = before?.dueAt !== after?.dueAt;
-    if (moved && after !== null) await this.session.writeTogether(this.timerWrites(after), during);
+    if (moved && after !== null) await this.timers.write(after);
     const changeId = randomUUID();
     const result = await this.conditional(this.rows.update(id, expectedVersion, patch, changeId), id, during, (seen) => seen?.changeId === changeId);
     // The new timer stays behind on a conflict: the winner may have written the very same row.
     if (result !== true) throw conflict();
-    if (moved && before !== null) this.background(() => this.timers.remove(before, asOf, during));
+    if (moved && before !== null) this.timers.remove(before, asOf);
     return next;
   }
 
   async delete(projectId: string, id: string): Promise<boolean> {
     const during = 'deleting a schedule';
-    const asOf = this.timers.times.next();
+    const asOf = this.timers.stamp();
     const current = (await this.rows.read(id, during))?.schedule;
     if (current === undefined || current.projectId !== projectId) return false;
     // A lost answer: gone means deleted, by this write or one just before it.
@@ -76,12 +76,6 @@ export class ScheduleChanges {
     // skip it, so the deletion is not reported as failed.
     await this.session.writeTogether(leftovers, during).catch(() => undefined);
     return true;
-  }
-
-  /** The rows of a new timer; scans of this process include it from now on, whatever their floors. */
-  private timerWrites(t: ScheduleTimer): Statement[] {
-    this.floors.wrote(t.shard, bucketOf(t.dueAt), t.dueAt);
-    return this.timers.writeStatements(t);
   }
 
   /**

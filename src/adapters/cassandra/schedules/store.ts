@@ -5,11 +5,12 @@ import type { ShardScope } from '../../../ports/requests.js';
 import type { ScheduleListQuery, SchedulePatch, ScheduleStore } from '../../../ports/schedules.js';
 import { InFlight, mapBounded, takeUpTo } from '../request-pool.js';
 import type { CassandraSession } from '../session.js';
+import { TimerEngine } from '../timers/engine.js';
+import type { ScanLimits } from '../timers/scan.js';
+import { compareTimers, type Timer } from '../timers/timer.js';
 import { ScheduleChanges } from './changes.js';
-import { ScanFloors } from './floors.js';
 import { ScheduleRows } from './rows.js';
-import { ENTRY_DELETE_MARGIN_US, FIRST_BUCKET, LAST_BUCKET, ShardTimers, boundedBucket, inDueOrder, type ShardScanLimits } from './scan.js';
-import { CellTimes, ScheduleTimerTable, bucketOf, compareTimers, matchesTimer, type ScheduleTimer } from './timers.js';
+import { SCHEDULE_TIMERS, matchesTimer } from './timers.js';
 
 export interface CassandraScheduleStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
@@ -38,10 +39,8 @@ export const NEXT_DUE_BUCKETS_AHEAD = 1;
  */
 export class CassandraScheduleStore implements ScheduleStore {
   private readonly inFlight = new InFlight();
-  private readonly background = (task: () => Promise<unknown>) => this.inFlight.background(task);
   private readonly rows: ScheduleRows;
-  private readonly timers: ScheduleTimerTable;
-  private readonly floors: ScanFloors;
+  private readonly timers: TimerEngine<Timer>;
   private readonly changes: ScheduleChanges;
   private readonly shards: readonly number[];
 
@@ -50,9 +49,8 @@ export class CassandraScheduleStore implements ScheduleStore {
     private readonly options: CassandraScheduleStoreOptions,
   ) {
     this.rows = new ScheduleRows(session);
-    this.timers = new ScheduleTimerTable(session, new CellTimes(options.clock));
-    this.floors = new ScanFloors(options.clock);
-    this.changes = new ScheduleChanges(session, this.rows, this.timers, this.floors, options.shardCount, this.background);
+    this.timers = new TimerEngine(session, SCHEDULE_TIMERS, { clock: options.clock, background: (task) => this.inFlight.background(task) });
+    this.changes = new ScheduleChanges(session, this.rows, this.timers, options.shardCount);
     this.shards = allShards(options.shardCount);
   }
 
@@ -97,50 +95,50 @@ export class CassandraScheduleStore implements ScheduleStore {
     return this.inFlight.run(async () => {
       if (limit <= 0 || shards.length === 0) return [];
       const pageSize = Math.min(Math.max(limit, 16), 500);
-      const found = await this.firstLive(shards, { throughBucket: boundedBucket(bucketOf(now)), dueBy: now, forgetBefore: now }, pageSize, limit);
+      const buckets = this.timers.buckets;
+      const found = await this.firstLive(shards, { throughBucket: buckets.bounded(buckets.of(now)), dueBy: now, forget: true }, pageSize, limit);
       return found.sort((a, b) => compareTimers(positionOf(a), positionOf(b)));
     });
   }
 
   nextDueAt(shards: ShardScope = this.shards): Promise<number | null> {
     return this.inFlight.run(async () => {
-      const oldest = await Promise.all(
-        shards.map((shard) => this.timers.buckets(shard, FIRST_BUCKET, LAST_BUCKET, 1, 'finding the next due schedule')),
-      );
+      const oldest = await Promise.all(shards.map((shard) => this.timers.listed(shard, 1, 'finding the next due schedule')));
       const listed = oldest.flat();
       if (listed.length === 0) return null;
       // From the oldest listed bucket on: past ones may hold overdue schedules, and when every timer lies further
       // ahead than the horizon, its first bucket is looked at anyway, which answers exactly instead of null.
-      const through = boundedBucket(Math.max(bucketOf(this.options.clock.now()), Math.min(...listed)) + NEXT_DUE_BUCKETS_AHEAD);
-      const [first] = await this.firstLive(shards, { throughBucket: through, dueBy: Number.MAX_SAFE_INTEGER, forgetBefore: null }, 16, 1);
+      const buckets = this.timers.buckets;
+      const through = buckets.bounded(Math.max(buckets.of(this.options.clock.now()), Math.min(...listed)) + NEXT_DUE_BUCKETS_AHEAD);
+      const [first] = await this.firstLive(shards, { throughBucket: through, dueBy: Number.MAX_SAFE_INTEGER, forget: false }, 16, 1);
       return first?.nextRunAt ?? null;
     });
   }
 
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
   close(): Promise<void> {
+    this.timers.close();
     return this.inFlight.close();
   }
 
   /** The schedules of the first `want` timers (in due order across `shards`) that still stand for them. */
-  private async firstLive(shards: ShardScope, limits: ShardScanLimits, pageSize: number, want: number): Promise<StoredSchedule[]> {
-    // Stale timers found are dropped as of a minute before the scan: see `ENTRY_DELETE_MARGIN_US`.
-    const asOf = this.timers.times.next() - ENTRY_DELETE_MARGIN_US;
-    const scans = shards.map((shard) => new ShardTimers(this.timers, this.floors, this.background, shard, limits, pageSize));
-    const { taken, failure } = await takeUpTo(inDueOrder(scans), want, READS_AT_ONCE, (timer) => this.live(timer, asOf));
+  private async firstLive(shards: ShardScope, limits: ScanLimits, pageSize: number, want: number): Promise<StoredSchedule[]> {
+    // What a scan finds stale may be the new timer of a change still landing: see `TimerEngine.sweepStamp`.
+    const asOf = this.timers.sweepStamp();
+    const { taken, failure } = await takeUpTo(this.timers.scan(shards, limits, pageSize), want, READS_AT_ONCE, (timer) => this.live(timer, asOf));
     if (failure !== null) throw failure.error;
     return taken;
   }
 
   /** The schedule `timer` stands for, or null (dropping the timer in the background) when it no longer does. */
-  private async live(timer: ScheduleTimer, asOf: number): Promise<StoredSchedule | null> {
-    const row = await this.rows.read(timer.scheduleId, 'reading a due schedule');
+  private async live(timer: Timer, asOf: number): Promise<StoredSchedule | null> {
+    const row = await this.rows.read(timer.id, 'reading a due schedule');
     if (row !== null && matchesTimer(row.schedule, timer)) return row.schedule;
-    this.background(() => this.timers.remove(timer, asOf, 'dropping a stale schedule timer'));
+    this.timers.remove(timer, asOf);
     return null;
   }
 }
 
-function positionOf(s: StoredSchedule): { dueAt: number; scheduleId: string } {
-  return { dueAt: s.nextRunAt!, scheduleId: s.id };
+function positionOf(s: StoredSchedule): { dueAt: number; id: string } {
+  return { dueAt: s.nextRunAt!, id: s.id };
 }

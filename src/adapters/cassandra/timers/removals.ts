@@ -1,11 +1,11 @@
-import type { Clock, TimerHandle } from '../../domain/clock.js';
-import { RecentKeys } from './recent-keys.js';
-import type { InFlight } from './request-pool.js';
-import type { CassandraSession, Statement } from './session.js';
-import { bucketOf, type Timer, type TimerTable } from './timers.js';
+import type { Clock, TimerHandle } from '../../../domain/clock.js';
+import { RecentKeys } from '../recent-keys.js';
+import type { CassandraSession, Statement } from '../session.js';
+import type { TimerTable } from './table.js';
+import { timerKey, type Background, type Timer } from './timer.js';
 
 /**
- * How long a timer whose deletion landed is still passed over: a scan reads a page of timers and claims from it
+ * How long a timer whose deletion landed is still told `pending`: a scan reads a page of timers and takes from it
  * for a while, so a page read before the deletion can still hold it. Bounded by count, oldest forgotten first.
  */
 const RECENTLY_REMOVED_MS = 15_000;
@@ -23,15 +23,15 @@ interface Waiting {
 /**
  * Timer deletions, gathered for a few milliseconds and written per timer partition, one unlogged batch (one
  * mutation) each, instead of one message per deletion. A timer is only a hint: a deletion that lands a little
- * later, or never after a crash, leaves a stale timer that claims already skip and drop.
+ * later, or never after a crash, leaves a stale timer that readers already skip and drop.
  *
- * Until its deletion has landed, a timer this process is removing is `pending`: claims pass over it without
- * reading its request, which they would only find ended or moved on.
+ * Until its deletion has landed, and for a short while after, a timer this process is removing is `pending`: a
+ * claim may pass over it without reading what it stands for, which it would only find ended or moved on.
  */
-export class TimerRemovals {
+export class TimerRemovals<T extends Timer> {
   private readonly waiting = new Map<string, Waiting[]>();
   private readonly removing = new Map<string, number>();
-  /** Timers deleted lately, still passed over (see `RECENTLY_REMOVED_MS`). */
+  /** Timers deleted lately, still pending (see `RECENTLY_REMOVED_MS`). */
   private readonly removed: RecentKeys;
   private count = 0;
   private timer: TimerHandle | null = null;
@@ -39,19 +39,19 @@ export class TimerRemovals {
 
   constructor(
     private readonly session: CassandraSession,
-    private readonly timers: TimerTable,
-    private readonly inFlight: InFlight,
+    private readonly table: TimerTable<T>,
+    private readonly background: Background,
     private readonly clock: Clock,
   ) {
     this.removed = new RecentKeys(clock, RECENTLY_REMOVED_MS, MAX_RECENTLY_REMOVED);
   }
 
-  /** Deletes `t` as of `asOf` (see `deletionTime`), soon. */
+  /** Deletes `t` as of `asOf` (a stamp, see `TimerStamps`), soon. */
   remove(t: Timer, asOf: number): void {
     const key = timerKey(t);
     this.hold(key);
-    const partition = `${t.shard}/${bucketOf(t.dueAt)}`;
-    const entry = { statement: this.timers.removeStatement(t, asOf), key };
+    const partition = `${t.shard}/${this.table.kind.buckets.of(t.dueAt)}`;
+    const entry = { statement: this.table.removeStatement(t, asOf), key };
     const waiting = this.waiting.get(partition);
     if (waiting === undefined) this.waiting.set(partition, [entry]);
     else waiting.push(entry);
@@ -64,7 +64,7 @@ export class TimerRemovals {
   removeAfter(t: Timer, asOf: number, first: () => Promise<void>): void {
     const key = timerKey(t);
     this.hold(key);
-    this.inFlight.background(async () => {
+    this.background(async () => {
       try {
         await first();
         this.remove(t, asOf);
@@ -93,11 +93,11 @@ export class TimerRemovals {
     this.waiting.clear();
     this.count = 0;
     for (const entries of partitions) {
-      this.inFlight.background(async () => {
+      this.background(async () => {
         try {
           await this.session.writeTogether(
             entries.map((e) => e.statement),
-            'removing timers',
+            `removing ${this.table.kind.noun}`,
           );
           for (const e of entries) this.removed.add(e.key);
         } finally {
@@ -116,8 +116,4 @@ export class TimerRemovals {
     if (left <= 0) this.removing.delete(key);
     else this.removing.set(key, left);
   }
-}
-
-function timerKey(t: Timer): string {
-  return `${t.shard}/${t.dueAt}/${t.requestId}`;
 }
