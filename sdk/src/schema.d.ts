@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetUsage reports how much of its monthly request allowance and of its schedule allowance the project has used. */
+        get: operations["GetUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/send": {
         parameters: {
             query?: never;
@@ -842,6 +859,44 @@ export interface components {
             /** @description The complete new request definition; omitted headers keep the stored ones. */
             request?: components["schemas"]["ScheduleRequestInputWrite"];
         };
+        /** @description Usage is how much of its allowances a project has used. */
+        Usage: {
+            /**
+             * Format: date-time
+             * @description The first instant of the usage month: the current UTC calendar month.
+             */
+            period_start: string;
+            /**
+             * Format: date-time
+             * @description The first instant of the next usage month, when `used` starts again from 0.
+             */
+            period_end: string;
+            /**
+             * Format: int64
+             * @description Requests counted against this month's allowance: created through the API (send, create, batch items, replay) or by schedule occurrences.
+             */
+            used: number;
+            /**
+             * Format: int64
+             * @description The project's monthly request allowance.
+             */
+            allowance: number;
+            /**
+             * Format: int64
+             * @description Requests the project may still create this month: the allowance minus `used`, and never below 0.
+             */
+            remaining: number;
+            /**
+             * Format: int64
+             * @description Schedules the project has, active or paused.
+             */
+            schedules: number;
+            /**
+             * Format: int64
+             * @description Schedules the project may have at once.
+             */
+            schedule_allowance: number;
+        };
     };
     responses: {
         /**
@@ -985,6 +1040,38 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    GetUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the project's usage. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Usage"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            422: components["responses"]["UnprocessableContent"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     Send: {
         parameters: {
             query: {

@@ -76,6 +76,9 @@ export type CronTiming = Schemas['CronTimingWrite'];
 /** An interval timing: every so many seconds (whole minutes), from `starts_at` or from creation. */
 export type IntervalTiming = Schemas['IntervalTimingWrite'];
 
+/** How much of its allowances a project has used, as `usage()` answers it. */
+export type Usage = Schemas['Usage'];
+
 /** The filters and paging of `requests.list`, with the API's parameter names. */
 export type ListRequestsQuery = NonNullable<operations['ListRequests']['parameters']['query']>;
 /** The paging of `schedules.list`; without `limit` or `cursor` the first page holds every schedule. */

@@ -14,6 +14,8 @@ interface Pool {
   grown: boolean;
   /** A whole block was refused: the limit is near, so no block is reserved ahead any more this period. */
   nearLimit: boolean;
+  /** The limit the units in the pool were reserved under. */
+  limit: number;
 }
 
 /**
@@ -26,6 +28,10 @@ interface Pool {
  * The next block is reserved once half of the current one is used, so a steady stream of requests does not wait
  * for the reservation. Blocks start at `blockSize` and double whenever takers still had to wait (the stream used
  * half a block faster than one conditional write), up to `MAX_BLOCK` and 1/64 of the limit.
+ *
+ * An operator may change the limit (`ferry project update`). A lower one applies at once: what the pool holds was
+ * reserved under the old one, so it goes back to the store and the next call reserves under the new one. A higher
+ * one lets blocks be reserved ahead again.
  */
 export class AllowanceLeases {
   private readonly pools = new Map<string, Pool>();
@@ -37,7 +43,8 @@ export class AllowanceLeases {
 
   /** Takes `count` units of the period's allowance; false when the limit does not allow them. */
   async take(projectId: string, period: string, count: number, limit: number): Promise<boolean> {
-    const pool = this.pool(projectId, period);
+    const pool = this.pool(projectId, period, limit);
+    if (limit !== pool.limit) this.limitChanged(pool, projectId, period, limit);
     for (;;) {
       if (pool.available >= count) {
         pool.available -= count;
@@ -61,11 +68,27 @@ export class AllowanceLeases {
     }
   }
 
+  private limitChanged(pool: Pool, projectId: string, period: string, limit: number): void {
+    const lowered = limit < pool.limit;
+    pool.limit = limit;
+    pool.nearLimit = false;
+    if (!lowered || pool.available === 0) return;
+    const units = pool.available;
+    pool.available = 0;
+    // Should the release fail, the units stay counted as used: never the other way round.
+    void this.usage.release(projectId, period, units).catch(() => undefined);
+  }
+
   /** Reserves a block into the pool; false when it was refused or could not be reserved. Never rejects. */
   private async refill(pool: Pool, projectId: string, period: string, block: number, limit: number): Promise<boolean> {
     let granted = false;
     pool.refill = this.usage.reserve(projectId, period, block, limit).then(
-      (ok) => {
+      async (ok) => {
+        if (ok && pool.limit < limit) {
+          // The limit was lowered while this block was being reserved under the old one: it goes back.
+          await this.usage.release(projectId, period, block).catch(() => undefined);
+          return;
+        }
         granted = ok;
         if (ok) pool.available += block;
         // Only a refused block of the usual size says the limit is near; a large batch may just not fit.
@@ -84,7 +107,15 @@ export class AllowanceLeases {
 
   /** Returns units taken for requests that were not accepted after all. */
   giveBack(projectId: string, period: string, count: number): void {
-    this.pool(projectId, period).available += count;
+    const pool = this.pools.get(poolKey(projectId, period));
+    if (pool !== undefined) pool.available += count;
+    // Its pool is gone (evicted): the units go back to the store, as the pool's would have.
+    else void this.usage.release(projectId, period, count).catch(() => undefined);
+  }
+
+  /** Units of the period this process reserved but has not handed out: counted as used in storage, not yet used. */
+  unused(projectId: string, period: string): number {
+    return this.pools.get(poolKey(projectId, period))?.available ?? 0;
   }
 
   /** Releases every unused unit to the store (on shutdown). */
@@ -96,12 +127,12 @@ export class AllowanceLeases {
     await Promise.all(pools.map(([key, pool]) => this.release(key, pool)));
   }
 
-  private pool(projectId: string, period: string): Pool {
-    const key = `${projectId}\u0000${period}`;
+  private pool(projectId: string, period: string, limit: number): Pool {
+    const key = poolKey(projectId, period);
     let pool = this.pools.get(key);
     if (pool === undefined) {
       if (this.pools.size >= MAX_POOLS) this.evictOldest();
-      pool = { available: 0, block: this.blockSize, refill: null, grown: false, nearLimit: false };
+      pool = { available: 0, block: this.blockSize, refill: null, grown: false, nearLimit: false, limit };
       this.pools.set(key, pool);
     }
     return pool;
@@ -120,4 +151,8 @@ export class AllowanceLeases {
     pool.available = 0;
     await this.usage.release(projectId, period, units);
   }
+}
+
+function poolKey(projectId: string, period: string): string {
+  return `${projectId}\u0000${period}`;
 }

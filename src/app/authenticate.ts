@@ -4,6 +4,7 @@ import { FerryError } from '../domain/errors.js';
 import { hashSecret, parseApiKey } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import type { ProjectStore } from '../ports/projects.js';
+import type { KeyUses } from './key-uses.js';
 
 const MAX_CACHED_KEYS = 10_000;
 
@@ -12,12 +13,14 @@ const MAX_CACHED_KEYS = 10_000;
  * storage read per call; a revocation takes effect once the cache entry expires.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { project: Project; until: number }>();
+  private readonly cache = new Map<string, { project: Project; keyId: string; until: number }>();
 
   constructor(
     private readonly projects: ProjectStore,
     private readonly clock: Clock,
     private readonly cacheMs: number,
+    /** Told of every call a key authenticates, cached or not, so its last use can be shown. */
+    private readonly keyUses: KeyUses | null = null,
   ) {}
 
   async authenticate(authorization: string | null | undefined): Promise<Project> {
@@ -25,7 +28,10 @@ export class Authenticator {
     if (token === null) throw unauthenticated();
     const now = this.clock.now();
     const hit = this.cache.get(token);
-    if (hit !== undefined && hit.until > now) return hit.project;
+    if (hit !== undefined && hit.until > now) {
+      this.keyUses?.used(hit.keyId);
+      return hit.project;
+    }
 
     const parsed = parseApiKey(token);
     if (parsed === null) throw unauthenticated();
@@ -37,16 +43,17 @@ export class Authenticator {
     }
     const project = await this.projects.getProject(key.projectId);
     if (project === null) throw unauthenticated();
-    if (this.cacheMs > 0) this.remember(token, project, now + this.cacheMs);
+    if (this.cacheMs > 0) this.remember(token, { project, keyId: key.keyId, until: now + this.cacheMs });
+    this.keyUses?.used(key.keyId);
     return project;
   }
 
-  private remember(token: string, project: Project, until: number): void {
+  private remember(token: string, entry: { project: Project; keyId: string; until: number }): void {
     if (this.cache.size >= MAX_CACHED_KEYS) {
       const oldest = this.cache.keys().next();
       if (!oldest.done) this.cache.delete(oldest.value);
     }
-    this.cache.set(token, { project, until });
+    this.cache.set(token, entry);
   }
 }
 

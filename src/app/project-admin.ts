@@ -1,9 +1,10 @@
 import type { Clock } from '../domain/clock.js';
-import { FerryError, quoteInput } from '../domain/errors.js';
-import { hashSecret, isProjectId, newApiKey, newProjectId, parseApiKey } from '../domain/ids.js';
-import type { Project } from '../domain/project.js';
-import type { ProjectStore } from '../ports/projects.js';
 import { newSigningSecret } from '../domain/delivery/signature.js';
+import { FerryError } from '../domain/errors.js';
+import { hashSecret, isProjectId, newApiKey, newProjectId, parseApiKey } from '../domain/ids.js';
+import type { ApiKeyRecord, Project, ProjectChanges } from '../domain/project.js';
+import { validateProjectChanges, validateProjectName, validateProjectSetting } from '../domain/validation/index.js';
+import type { ProjectStore } from '../ports/projects.js';
 
 export interface NewProjectInput {
   readonly name: string;
@@ -14,25 +15,27 @@ export interface NewProjectInput {
 
 export const PROJECT_DEFAULTS = { monthlyAllowance: 1_000_000, scheduleAllowance: 100, retentionDays: 30 } as const;
 
-/** Issues projects and API keys. The plain key is returned once and only its hash is stored. */
+/** An API key as issued: the plain token, shown this once, and the key ID that names it from then on. */
+export interface IssuedKey {
+  readonly keyId: string;
+  readonly token: string;
+}
+
+/** Issues, lists and changes projects and API keys. The plain key is returned once and only its hash is stored. */
 export class ProjectAdmin {
   constructor(
     private readonly projects: ProjectStore,
     private readonly clock: Clock,
   ) {}
 
-  async createProject(input: NewProjectInput): Promise<{ project: Project; apiKey: string; signingSecret: string }> {
-    const name = input.name.trim();
-    if (name.length === 0 || Buffer.byteLength(name) > 120) {
-      throw new FerryError('INVALID_FIELD', 'The project name must be 1 to 120 bytes.', 'name');
-    }
+  async createProject(input: NewProjectInput): Promise<{ project: Project; apiKey: IssuedKey; signingSecret: string }> {
     const now = this.clock.now();
     const project: Project = {
       id: newProjectId(now),
-      name,
-      monthlyAllowance: count(input.monthlyAllowance ?? PROJECT_DEFAULTS.monthlyAllowance, 'monthly_allowance', 0, 1e12),
-      scheduleAllowance: count(input.scheduleAllowance ?? PROJECT_DEFAULTS.scheduleAllowance, 'schedule_allowance', 0, 1e9),
-      retentionDays: count(input.retentionDays ?? PROJECT_DEFAULTS.retentionDays, 'retention_days', 1, 3650),
+      name: validateProjectName(input.name),
+      monthlyAllowance: validateProjectSetting('monthlyAllowance', input.monthlyAllowance ?? PROJECT_DEFAULTS.monthlyAllowance),
+      scheduleAllowance: validateProjectSetting('scheduleAllowance', input.scheduleAllowance ?? PROJECT_DEFAULTS.scheduleAllowance),
+      retentionDays: validateProjectSetting('retentionDays', input.retentionDays ?? PROJECT_DEFAULTS.retentionDays),
       createdAt: now,
     };
     await this.projects.createProject(project);
@@ -41,14 +44,34 @@ export class ProjectAdmin {
     return { project, apiKey, signingSecret };
   }
 
+  /** Every project, oldest first. */
+  listProjects(): Promise<Project[]> {
+    return this.projects.listProjects();
+  }
+
+  async project(projectId: string): Promise<Project> {
+    const project = isProjectId(projectId) ? await this.projects.getProject(projectId) : null;
+    if (project === null) throw noProject(projectId);
+    return project;
+  }
+
+  /**
+   * Changes a project's settings. Running servers apply them within FERRY_AUTH_CACHE_MS (they keep a project
+   * with its key for that long): a lower allowance refuses new work from then on, and already counted usage stays.
+   */
+  async updateProject(projectId: string, changes: ProjectChanges): Promise<Project> {
+    const checked = validateProjectChanges(changes);
+    const updated = isProjectId(projectId) ? await this.projects.updateProject(projectId, checked) : null;
+    if (updated === null) throw noProject(projectId);
+    return updated;
+  }
+
   /**
    * Makes a new signing secret current; the previous ones keep signing for `overlapMs`, so receivers can switch
    * without rejecting a delivery. Returns the new secret, shown once.
    */
   async rotateSigningSecret(projectId: string, overlapMs: number): Promise<string> {
-    if (!isProjectId(projectId) || (await this.projects.getProject(projectId)) === null) {
-      throw new FerryError('NOT_FOUND', `No project ${quoteInput(projectId)}.`);
-    }
+    await this.project(projectId);
     const now = this.clock.now();
     const { secret, encoded } = newSigningSecret();
     await this.projects.rotateSigningSecret({ projectId, secret, createdAt: now, retiresAt: null }, now + overlapMs);
@@ -56,10 +79,8 @@ export class ProjectAdmin {
   }
 
   /** Creates another key for the project, e.g. to rotate keys without downtime. */
-  async createKey(projectId: string): Promise<string> {
-    if (!isProjectId(projectId) || (await this.projects.getProject(projectId)) === null) {
-      throw new FerryError('NOT_FOUND', `No project ${quoteInput(projectId)}.`);
-    }
+  async createKey(projectId: string): Promise<IssuedKey> {
+    await this.project(projectId);
     const key = newApiKey();
     await this.projects.createApiKey({
       keyId: key.keyId,
@@ -67,23 +88,27 @@ export class ProjectAdmin {
       secretHash: hashSecret(key.secret),
       createdAt: this.clock.now(),
       revokedAt: null,
+      lastUsedAt: null,
     });
-    return key.token;
+    return { keyId: key.keyId, token: key.token };
+  }
+
+  /** The project's keys, revoked ones included, oldest first; their hashes stay with the caller. */
+  async listKeys(projectId: string): Promise<ApiKeyRecord[]> {
+    await this.project(projectId);
+    return this.projects.listApiKeys(projectId);
   }
 
   /** Revokes a key given as the full token or its key ID. */
   async revokeKey(tokenOrKeyId: string): Promise<string> {
     const keyId = parseApiKey(tokenOrKeyId)?.keyId ?? tokenOrKeyId;
     if (!(await this.projects.revokeApiKey(keyId, this.clock.now()))) {
-      throw new FerryError('NOT_FOUND', `No API key ${quoteInput(keyId)}.`);
+      throw new FerryError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}.`);
     }
     return keyId;
   }
 }
 
-function count(value: number, field: string, min: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new FerryError('INVALID_FIELD', `${field} must be an integer from ${min} to ${max}.`, field);
-  }
-  return value;
+function noProject(projectId: string): FerryError {
+  return new FerryError('NOT_FOUND', `No project ${JSON.stringify(projectId)}.`);
 }

@@ -9,3 +9,9 @@ export function secondsUntilNextPeriod(ms: number): number {
   const d = new Date(ms);
   return Math.max(1, Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - ms) / 1000));
 }
+
+/** The UTC calendar month a moment falls in: its first millisecond, and the first of the next month. */
+export function usagePeriodBounds(ms: number): { readonly start: number; readonly end: number } {
+  const d = new Date(ms);
+  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+}

@@ -16,12 +16,16 @@ export class UsageError extends Error {
 /** One `--name VALUE` option of a command. */
 export interface OptionSpec {
   readonly name: string;
-  /** `string` takes any text, `count` a whole number (0 or more), `flag` no value. */
+  /** `string` takes any text, `count` a whole number (from `min` to `max`), `flag` no value. */
   readonly kind: 'string' | 'count' | 'flag';
   /** The value's placeholder in the usage text, e.g. `N`. */
   readonly value?: string;
   readonly help: string;
   readonly required?: boolean;
+  /** The smallest value of a count: 0 when absent. */
+  readonly min?: number;
+  /** The largest value of a count: the largest safe integer when absent. */
+  readonly max?: number;
 }
 
 export interface CommandSpec {
@@ -72,8 +76,9 @@ const HELP: OptionSpec = { name: 'help', kind: 'flag', help: 'show this help' };
  * Parses a command's arguments strictly: an unknown option, a missing value or a stray word is an error naming
  * it, never ignored. `-h` and `--help` are understood by every command.
  */
-export function parseCommandArgs(spec: CommandSpec, args: readonly string[]): ParsedArgs {
+export function parseCommandArgs(spec: CommandSpec, given: readonly string[]): ParsedArgs {
   const config = parseConfig(spec);
+  const args = withNegativeCounts(spec, given);
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ ...config, args: [...args], strict: true });
@@ -111,7 +116,8 @@ export function usageOf(spec: CommandSpec): string {
   ].join(' ');
   const lines = options.map((o) => {
     const flag = `${o.name === 'help' ? '-h, ' : ''}--${o.name}${o.kind === 'flag' ? '' : ` ${o.value ?? 'VALUE'}`}`;
-    return `  ${flag.padEnd(28)} ${o.help}${o.required === true ? ' (required)' : ''}`;
+    const range = o.kind === 'count' && o.max !== undefined ? `; ${o.min ?? 0} to ${o.max}` : '';
+    return `  ${flag.padEnd(28)} ${o.help}${range}${o.required === true ? ' (required)' : ''}`;
   });
   const summary = `${spec.summary.charAt(0).toUpperCase()}${spec.summary.slice(1)}.`;
   return [`Usage: ${synopsis}`, '', summary, ...(spec.details !== undefined ? ['', spec.details] : []), '', 'Options:', ...lines].join('\n');
@@ -124,10 +130,39 @@ function parseConfig(spec: CommandSpec): ParseArgsConfig {
 }
 
 function countValue(spec: CommandSpec, option: OptionSpec, raw: string): number {
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`--${option.name} takes a whole number, got '${raw}'`, commandName(spec));
+  if (!/^-?\d+$/.test(raw)) throw new UsageError(`--${option.name} takes a whole number, got '${raw}'`, commandName(spec));
+  const min = option.min ?? 0;
+  const max = option.max ?? Number.MAX_SAFE_INTEGER;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${option.name} ${raw} is out of range: it takes a whole number from ${min} to ${max}`, commandName(spec));
   }
-  return Number(raw);
+  return value;
+}
+
+/**
+ * A count followed by a negative number (`--monthly-allowance -5`) is given that number as its value, so the
+ * refusal says the value is out of range rather than that the option has none: no option of Ferry's is a digit,
+ * so the number can mean nothing else.
+ */
+function withNegativeCounts(spec: CommandSpec, args: readonly string[]): string[] {
+  const counts = new Set(spec.options.filter((o) => o.kind === 'count').map((o) => `--${o.name}`));
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (counts.has(arg) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /**

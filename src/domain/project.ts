@@ -17,6 +17,19 @@ export interface ApiKeyRecord {
   readonly secretHash: Uint8Array;
   readonly createdAt: number;
   readonly revokedAt: number | null;
+  /**
+   * When the key last authenticated a call, to within a minute (uses are written at most once a minute per key
+   * and process); null when never used.
+   */
+  readonly lastUsedAt: number | null;
+}
+
+/** The settings of a project an operator may change; absent fields stay as they are. */
+export interface ProjectChanges {
+  readonly name?: string;
+  readonly monthlyAllowance?: number;
+  readonly scheduleAllowance?: number;
+  readonly retentionDays?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
 import { DEFAULT_GUARD_TIMINGS, IdempotencyGuard } from '../app/idempotency-guard.js';
+import { KeyUses } from '../app/key-uses.js';
 import { ProjectAdmin } from '../app/project-admin.js';
 import { RequestCommands } from '../app/request-commands.js';
 import { RequestQueries } from '../app/request-queries.js';
@@ -19,11 +20,14 @@ import { ScheduleOccurrences } from '../app/schedule-occurrences.js';
 import { ScheduleQueries } from '../app/schedule-queries.js';
 import type { Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
+import type { StoredRequest } from '../domain/request.js';
 import { consoleRoutes } from '../edge/console/console-routes.js';
 import { Readiness, type ReadinessCheck } from '../edge/health/readiness.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
+import { projectServiceImpl } from '../edge/rpc/project-service.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
+import { ProjectService } from '../gen/ferry/v1/project_service_pb.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
 import type { Backend } from '../ports/backend.js';
@@ -39,6 +43,7 @@ import { recordSchedulerEvent, type SchedulerEvent } from '../workers/scheduler/
 import { ScheduleFiring } from '../workers/scheduler/firing-worker.js';
 import { log, logger } from './log.js';
 import type * as DistributedStorageModule from './distributed-storage.js';
+import { servedUsage } from './usage-wiring.js';
 
 export const USER_AGENT = 'Ferry/0.1 (+delivery)';
 
@@ -193,8 +198,14 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
     watchWork(telemetry, config, backend, place);
     // Requests accepted by the API and occurrences fired by the scheduler take the same path and allowance.
     const guard = new IdempotencyGuard(backend.idempotency, clock);
-    allowance = new AllowanceLeases(backend.usage);
-    const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock, (stored) => place.accepted(stored));
+    const leases = new AllowanceLeases(backend.usage);
+    allowance = leases;
+    const { usage, noteAccepted } = servedUsage(backend, leases, telemetry, clock);
+    const accepted = (stored: readonly StoredRequest[]): void => {
+      place.accepted(stored);
+      noteAccepted(stored);
+    };
+    const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted);
     let scheduleWakeups: DueWakeups | null = null;
     if (config.roles.delivery) {
       transport = tracing ? tracing.transport(deliveryTransport(config)) : deliveryTransport(config);
@@ -202,14 +213,15 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       await place.startDelivery(engine);
       engine.start();
       const occurrenceGuard = new IdempotencyGuard(backend.idempotency, clock, OCCURRENCE_GUARD_TIMINGS);
-      const occurrenceAcceptor = new AcceptRequests(backend.requests, allowance, occurrenceGuard, clock, (stored) => place.accepted(stored));
+      const occurrenceAcceptor = new AcceptRequests(backend.requests, leases, occurrenceGuard, clock, accepted);
       scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, observed);
       scheduleWakeups = place.join(scheduler, config.delivery.idlePollMs);
       scheduler.start();
     }
     if (config.roles.api) {
       const cursorSecret = await backend.secrets.getOrCreate('cursor', randomBytes(32));
-      const auth = new Authenticator(backend.projects, clock, config.authCacheMs);
+      // A key's last use is a write beside the call; a failed one is already counted and logged by storage's observer.
+      const auth = new Authenticator(backend.projects, clock, config.authCacheMs, new KeyUses(backend.projects, clock));
       const options = { allowPrivateDestinations: config.allowPrivateDestinations };
       const requests = requestServiceImpl({
         auth,
@@ -229,7 +241,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
         httpPort: config.httpPort,
         grpcPort: config.grpcPort,
         tls: config.tls,
-        services: [served(RequestService, requests), served(ScheduleService, schedules)],
+        services: [served(RequestService, requests), served(ScheduleService, schedules), served(ProjectService, projectServiceImpl({ auth, usage }))],
         readiness,
         shutdownGraceMs: config.delivery.shutdownGraceMs,
         clock,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storedBytes } from '../support/deployment.js';
-import { Api } from '../support/api-client.js';
+import { Api, eventually } from '../support/api-client.js';
 import { ferryCli } from '../support/ferry-process.js';
 import { DEST, useFerry } from '../support/fixture.js';
 
@@ -53,6 +53,34 @@ describe('authentication and project scoping', () => {
     await ferryCli(f.ferry.dataDir, ['key', 'revoke', '--key', project.apiKey]);
     expect((await project.api.call('GET', '/requests')).status).toBe(401);
     expect((await new Api(f.ferry.baseUrl, second).call('GET', '/requests')).status).toBe(200);
+  });
+
+  it("shows a key's last use, written once when first used and not again for every call", async () => {
+    const project = await f.newProject();
+    type Listed = Array<{ key_id: string; last_used_at: string | null }>;
+    const keys = async () => (await ferryCli(f.ferry.dataDir, ['key', 'list', '--project', project.projectId])) as unknown as Listed;
+    expect((await keys()).map((k) => k.last_used_at)).toEqual([null]);
+
+    const before = Date.now();
+    expect((await project.api.call('GET', '/requests')).status).toBe(200);
+    const firstUse = await eventually(async () => (await keys())[0]?.last_used_at ?? undefined, 20_000);
+    expect(Date.parse(firstUse)).toBeGreaterThanOrEqual(before - 1_000);
+    expect(Date.parse(firstUse)).toBeLessThanOrEqual(Date.now());
+    // Within the minute, later calls (each authenticated against storage here) write nothing more.
+    for (let i = 0; i < 3; i++) expect((await project.api.call('GET', '/requests')).status).toBe(200);
+    expect((await keys())[0]?.last_used_at).toBe(firstUse);
+  });
+
+  it('applies a changed monthly allowance to the next call, lowered or raised', async () => {
+    const project = await f.newProject();
+    for (let i = 0; i < 2; i++) expect((await project.api.send({ url: DEST, delay: '1h' })).status).toBe(202);
+    await ferryCli(f.ferry.dataDir, ['project', 'update', '--project', project.projectId, '--monthly-allowance', '2']);
+    const refused = await project.api.send({ url: DEST, delay: '1h' });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error?.code).toBe('MONTHLY_ALLOWANCE_EXCEEDED');
+    await ferryCli(f.ferry.dataDir, ['project', 'update', '--project', project.projectId, '--monthly-allowance', '3']);
+    expect((await project.api.send({ url: DEST, delay: '1h' })).status).toBe(202);
+    expect((await project.api.send({ url: DEST, delay: '1h' })).status).toBe(429);
   });
 
   it('never stores an API key in plain text', async () => {

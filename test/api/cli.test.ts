@@ -20,9 +20,10 @@ interface Run {
  * Runs the built CLI to its end. A command that should have answered but started the service instead never ends
  * on its own: the deadline kills it, and the test sees a null exit code.
  */
-function ferry(args: readonly string[], env: Record<string, string> = {}, deadlineMs = 20_000): Promise<Run> {
+function ferry(args: readonly string[], env: Record<string, string> = {}, deadlineMs = 20_000, cwd?: string): Promise<Run> {
   return new Promise((res) => {
-    execFile(process.execPath, [CLI, ...args], { env: childEnv(env), timeout: deadlineMs, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+    const options = { env: childEnv(env), timeout: deadlineMs, killSignal: 'SIGKILL' as const, ...(cwd === undefined ? {} : { cwd }) };
+    execFile(process.execPath, [CLI, ...args], options, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null;
       res({ code, stdout, stderr });
     });
@@ -46,8 +47,10 @@ describe('command line', () => {
     ['ferry serve -h', ['serve', '-h'], /^Usage: ferry serve/],
     ['ferry migrate --help', ['migrate', '--help'], /^Usage: ferry migrate/],
     ['ferry project create --help', ['project', 'create', '--help'], /--monthly-allowance N/],
-    ['ferry project --help', ['project', '--help'], /^Usage: ferry project <command>[\s\S]*project create/],
+    ['ferry project --help', ['project', '--help'], /^Usage: ferry project <command>[\s\S]*project create[\s\S]*project list[\s\S]*project show[\s\S]*project update/],
+    ['ferry project update --help', ['project', 'update', '--help'], /--retention-days N +days finished requests are kept; 1 to 3650\n/],
     ['ferry key revoke -h', ['key', 'revoke', '-h'], /^Usage: ferry key revoke --key KEY/],
+    ['ferry key list -h', ['key', 'list', '-h'], /^Usage: ferry key list --project PROJECT_ID[\s\S]*never prints a key or its hash/i],
     ['ferry signing-secret rotate --help', ['signing-secret', 'rotate', '--help'], /--overlap-hours N/],
     ['ferry config --help', ['config', '--help'], /FERRY_METRICS_PORT/],
     ['ferry --version', ['--version'], new RegExp(`^${VERSION.replaceAll('.', '\\.')}\\n$`)],
@@ -68,11 +71,20 @@ describe('command line', () => {
     [['project', 'create', '--name', '--bogus'], "option '--name' needs a value", 'ferry project create --help'],
     [['project', 'create'], "'project create' needs --name NAME", 'ferry project create --help'],
     [['project', 'create', '--name', 'x', '--monthly-allowance', 'many'], "--monthly-allowance takes a whole number, got 'many'", 'ferry project create --help'],
+    [
+      ['project', 'create', '--name', 'x', '--monthly-allowance', '-5'],
+      '--monthly-allowance -5 is out of range: it takes a whole number from 0 to 1000000000000',
+      'ferry project create --help',
+    ],
+    [['project', 'update', '--project', 'prj_x', '--retention-days', '0'], '--retention-days 0 is out of range: it takes a whole number from 1 to 3650', 'ferry project update --help'],
+    [['project', 'update', '--project', 'prj_x'], "'project update' needs at least one of --name, --monthly-allowance", 'ferry project update --help'],
+    [['signing-secret', 'rotate', '--project', 'prj_x', '--overlap-hours', '9000'], '--overlap-hours 9000 is out of range', 'ferry signing-secret rotate --help'],
     [['serve', '--help=yes'], "option '--help' takes no value for 'serve'", 'ferry serve --help'],
     [['frobnicate'], "unknown command 'frobnicate'", 'ferry --help'],
     [['serv'], "unknown command 'serv' (did you mean 'serve'?)", 'ferry --help'],
     [['project', 'creat', '--name', 'x'], "unknown command 'project creat' (did you mean 'project create'?)", 'ferry project --help'],
-    [['project'], "'project' needs a command: create", 'ferry project --help'],
+    [['project'], "'project' needs a command: create, list, show, update", 'ferry project --help'],
+    [['key'], "'key' needs a command: create, list, revoke", 'ferry key --help'],
     [['--bogus'], "unknown option '--bogus'", 'ferry --help'],
     [['--version', 'now'], "unexpected argument 'now' for 'version'", 'ferry version --help'],
   ])('ferry %j exits 2 with one line saying what is wrong, and a pointer to --help', async (args, error, help) => {
@@ -157,6 +169,18 @@ describe.runIf(TEST_BACKEND === 'embedded')('administration commands without a d
     expect(readdirSync(dataDir)).toEqual([]);
   });
 
+  it('names FERRY_DATA_DIR only when it is set, and otherwise the default directory it used', async () => {
+    const cwd = newDataDir();
+    // An empty variable counts as unset.
+    const byDefault = await ferry(['project', 'list'], { FERRY_DATA_DIR: '' }, 20_000, cwd);
+    expect(byDefault.code).toBe(1);
+    expect(byDefault.stderr).toContain(`ferry: using data directory ${join(cwd, '.data')} (the default ./.data; FERRY_DATA_DIR is not set)\n`);
+    expect(byDefault.stderr).not.toContain('(FERRY_DATA_DIR)');
+    const dataDir = newDataDir();
+    const named = await ferry(['project', 'list'], { FERRY_DATA_DIR: dataDir }, 20_000, cwd);
+    expect(named.stderr).toContain(`ferry: using data directory ${dataDir} (FERRY_DATA_DIR)\n`);
+  });
+
   it('migrate creates the database (saying where), and the commands then work', async () => {
     const dataDir = newDataDir();
     const migrated = await ferry(['migrate'], { FERRY_DATA_DIR: dataDir });
@@ -206,6 +230,100 @@ describe('serve when it cannot listen', () => {
     const run = await serve({ FERRY_HOST: 'ferry-test.invalid' });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('ferry: FERRY_HOST=ferry-test.invalid: the host name does not resolve');
+    expect(run.stderr).not.toMatch(STACK);
+  });
+});
+
+describe('project and key administration', () => {
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    const dataDir = newDataDir();
+    await prepareStorage(dataDir);
+    env = backendEnv(dataDir);
+    // The embedded database is created by a server or by migrate; these commands never create one.
+    if (TEST_BACKEND === 'embedded') expect((await ferry(['migrate'], env)).code).toBe(0);
+  });
+
+  /** Runs a command that must succeed, and parses what it printed. */
+  async function admin<T = Record<string, unknown>>(...args: string[]): Promise<T> {
+    const run = await ferry(args, env, 60_000);
+    expect(run.stderr).not.toMatch(STACK);
+    expect(run.code, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as T;
+  }
+
+  it('lists, shows and changes projects, with their usage and keys, never printing a key again', async () => {
+    const shop = await admin('project', 'create', '--name', 'shop', '--monthly-allowance', '5000');
+    const other = await admin('project', 'create', '--name', 'other');
+    const projectId = shop.project_id as string;
+    expect(shop.api_key).toMatch(new RegExp(`^fry_${String(shop.key_id)}_`));
+    const settings = { name: 'shop', monthly_allowance: 5000, schedule_allowance: 100, retention_days: 30, created_at: expect.any(String) };
+    expect(shop).toMatchObject({ project_id: projectId, ...settings });
+
+    const listed = await admin<Array<Record<string, unknown>>>('project', 'list');
+    expect(listed).toEqual([
+      { project_id: projectId, ...settings },
+      { project_id: other.project_id, name: 'other', monthly_allowance: 1_000_000, schedule_allowance: 100, retention_days: 30, created_at: expect.any(String) },
+    ]);
+
+    const now = new Date();
+    const shown = await admin('project', 'show', '--project', projectId);
+    expect(shown).toEqual({
+      project_id: projectId,
+      ...settings,
+      usage: {
+        period_start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+        period_end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+        used: 0,
+        allowance: 5000,
+        remaining: 5000,
+        schedules: 0,
+        schedule_allowance: 100,
+      },
+      api_keys: [{ key_id: shop.key_id, created_at: expect.any(String), last_used_at: null, revoked_at: null }],
+    });
+
+    const changed = await admin('project', 'update', '--project', projectId, '--name', ' shop (eu) ', '--monthly-allowance', '7', '--schedule-allowance', '0');
+    const after = { ...settings, name: 'shop (eu)', monthly_allowance: 7, schedule_allowance: 0 };
+    expect(changed).toEqual({ project_id: projectId, ...after });
+    expect(await admin('project', 'update', '--project', projectId, '--retention-days', '7')).toEqual({ project_id: projectId, ...after, retention_days: 7 });
+    expect(await admin('project', 'show', '--project', projectId)).toMatchObject({
+      ...after,
+      retention_days: 7,
+      usage: { allowance: 7, remaining: 7, schedule_allowance: 0 },
+    });
+    // The other project is untouched.
+    expect((await admin('project', 'show', '--project', other.project_id as string)).name).toBe('other');
+  });
+
+  it('creates keys printing the key ID that key list shows and key revoke accepts', async () => {
+    const project = await admin('project', 'create', '--name', 'keys');
+    const projectId = project.project_id as string;
+    const second = await admin('key', 'create', '--project', projectId);
+    expect(second).toEqual({ project_id: projectId, key_id: expect.any(String), api_key: expect.stringMatching(/^fry_/) });
+    expect(second.api_key).toMatch(new RegExp(`^fry_${String(second.key_id)}_`));
+    expect(await admin('key', 'revoke', '--key', second.key_id as string)).toEqual({ revoked_key_id: second.key_id });
+
+    const run = await ferry(['key', 'list', '--project', projectId], env, 60_000);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      { key_id: project.key_id, created_at: expect.any(String), last_used_at: null, revoked_at: null },
+      { key_id: second.key_id, created_at: expect.any(String), last_used_at: null, revoked_at: expect.any(String) },
+    ]);
+    // Neither key, nor any part of its secret, is ever printed again.
+    for (const key of [project.api_key, second.api_key] as string[]) expect(run.stdout).not.toContain(key.split('_').slice(2).join('_'));
+  });
+
+  it.each<[string[], string]>([
+    [['project', 'show', '--project', 'prj_01M882C6QYMDRM84NXR33Y8K43'], 'ferry: NOT_FOUND: No project "prj_01M882C6QYMDRM84NXR33Y8K43".'],
+    [['project', 'update', '--project', 'prj_01M882C6QYMDRM84NXR33Y8K43', '--name', 'x'], 'ferry: NOT_FOUND: No project "prj_01M882C6QYMDRM84NXR33Y8K43".'],
+    [['key', 'list', '--project', 'nonsense'], 'ferry: NOT_FOUND: No project "nonsense".'],
+    [['project', 'update', '--project', 'prj_01M882C6QYMDRM84NXR33Y8K43', '--name', '   '], 'ferry: INVALID_FIELD: The project name must be 1 to 120 bytes.'],
+  ])('ferry %j exits 1 in one line saying what is wrong', async (args, line) => {
+    const run = await ferry(args, env, 60_000);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`${line}\n`);
     expect(run.stderr).not.toMatch(STACK);
   });
 });

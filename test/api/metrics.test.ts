@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetUsageRequestSchema, GetUsageResponseSchema, ProjectService } from '../../src/gen/ferry/v1/project_service_pb.js';
 import { RequestService, SendRequestSchema, SendResponseSchema } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { Api, eventually } from '../support/api-client.js';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
@@ -9,6 +10,12 @@ import { useFerry } from '../support/fixture.js';
 import { GrpcTestClient } from '../support/grpc-client.js';
 import { sampleOf } from '../support/metrics.js';
 import { interval, newKey, Schedules, secondsAhead } from '../support/schedule-client.js';
+
+/** Whether every series that names a project is one of the per-project allowance gauges. */
+function onlyAllowanceGaugesNameProjects(text: string): boolean {
+  const naming = text.split('\n').filter((line) => /prj_[0-9A-Za-z]{8,}/.test(line));
+  return naming.every((line) => /^ferry_project_allowance(_used)?\{project_id="prj_[0-9A-Za-z]+"\} \d+$/.test(line));
+}
 
 async function scrape(url: string): Promise<string> {
   const res = await fetch(url);
@@ -51,8 +58,48 @@ describe('GET /metrics', () => {
     expect(text).toContain('ferry_backlog_oldest_due_age_seconds');
     if (TEST_BACKEND === 'embedded') expect(text).toContain('ferry_backlog_requests{state="scheduled"}');
     else expect(text).toContain('ferry_shards_owned');
-    // No request, project or schedule ID ever becomes a label.
-    expect(text).not.toMatch(/(req|prj|sch)_[0-9A-Za-z]{8,}/);
+    // No request or schedule ID ever becomes a label, and a project ID only on the per-project allowance gauges.
+    expect(text).not.toMatch(/(req|sch)_[0-9A-Za-z]{8,}/);
+    expect(onlyAllowanceGaugesNameProjects(text)).toBe(true);
+  });
+
+  it("answers GET /usage with the project's usage (the same over gRPC), and gauges it per project", async () => {
+    const p = await f.newProject({ monthlyAllowance: 10 });
+    for (let i = 0; i < 3; i++) expect((await p.api.send({ url: `${dest.url}/ok`, delay: '1h' })).status).toBe(202);
+    // A schedule far in the future: counted against the schedule allowance, firing nothing during the test.
+    await new Schedules(p.api).created({ name: 'later', timing: interval(86_400, secondsAhead(20 * 86_400_000)), request: { url: `${dest.url}/ok` } });
+
+    const now = new Date();
+    const res = await p.api.call('GET', '/usage');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, error: null, meta: null });
+    expect(res.body.data).toEqual({
+      period_start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString(),
+      period_end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+      used: 3,
+      allowance: 10,
+      remaining: 7,
+      schedules: 1,
+      schedule_allowance: 100,
+    });
+    expect((await p.api.call('GET', '/usage', { auth: null })).status).toBe(401);
+
+    const overGrpc = new GrpcTestClient(ProjectService, f.ferry.grpcAddress, p.apiKey);
+    try {
+      const answer = await overGrpc.call('GetUsage', GetUsageRequestSchema, GetUsageResponseSchema, {});
+      if (!answer.ok) throw answer.error;
+      expect(answer.value.usage).toMatchObject({ used: 3n, allowance: 10n, remaining: 7n, schedules: 1n, scheduleAllowance: 100n });
+    } finally {
+      overGrpc.close();
+    }
+
+    // Read again at most every 10 s, so the gauges may take one reading to show the project.
+    const text = await eventually(async () => {
+      const scraped = await metrics();
+      return sampleOf(scraped, 'ferry_project_allowance_used', { project_id: p.projectId }) === 3 ? scraped : undefined;
+    }, 30_000);
+    expect(sampleOf(text, 'ferry_project_allowance', { project_id: p.projectId })).toBe(10);
+    expect(onlyAllowanceGaugesNameProjects(text)).toBe(true);
   });
 
   it('moves as the service works: accepted requests, deliveries, occurrences, refusals and call latency', async () => {

@@ -131,6 +131,7 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect(weekly.status).toBe(201);
     expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null });
     expect((await api.call('GET', '/schedules')).body.data.map((s: Json) => s.timing.type)).toEqual(['cron']);
+    expect((await api.call('GET', '/usage')).status).toBe(200);
 
     const operations = openapi.operations().map((o) => o.op.operationId as string);
     expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);

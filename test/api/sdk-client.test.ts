@@ -133,6 +133,28 @@ describe('SDK: schedules', () => {
   });
 });
 
+describe('SDK: usage', () => {
+  it("reads the project's usage of its allowances", async () => {
+    const client = await clientOfNewProject({ monthlyAllowance: 20 });
+    await client.requests.send(DEST, 'a', { delay: '1h' });
+    await client.requests.batch([{ url: DEST, delay: '1h' }, { url: DEST, delay: '1h' }]);
+    await client.schedules.create({ name: 'nightly', timing: CRON, request: { url: DEST } });
+    const usage = await client.usage();
+    expectRequestId(usage);
+    expect(usage).toEqual({
+      period_start: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00(\.000)?Z$/),
+      period_end: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00(\.000)?Z$/),
+      used: 3,
+      allowance: 20,
+      remaining: 17,
+      schedules: 1,
+      schedule_allowance: 100,
+    });
+    expect(Date.parse(usage.period_start)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(usage.period_end)).toBeGreaterThan(Date.now());
+  });
+});
+
 describe('SDK: pagination', () => {
   it('awaits one page of requests, and iterates every page with the same filters', async () => {
     const ferry = await clientOfNewProject();

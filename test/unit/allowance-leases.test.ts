@@ -82,6 +82,46 @@ describe('allowance leases over the embedded usage store', () => {
     // Blocks of 8 (about six reservations), not one reservation per request.
     expect(sizes.length).toBeLessThan(10);
   });
+
+  it('applies a lowered limit at once, giving back what was reserved ahead under the old one', async () => {
+    const leases = new AllowanceLeases(backend.usage, 64);
+    for (let i = 0; i < 3; i++) expect(await leases.take('prj_h', '2026-11', 1, 1_000_000)).toBe(true);
+    expect(leases.unused('prj_h', '2026-11')).toBe(61);
+    // Lowered to what was taken: nothing more fits, and the block went back.
+    expect(await leases.take('prj_h', '2026-11', 1, 3)).toBe(false);
+    await expect.poll(() => backend.usage.used('prj_h', '2026-11')).toBe(3);
+    expect(leases.unused('prj_h', '2026-11')).toBe(0);
+    // Raised again: room for exactly one more.
+    expect(await leases.take('prj_h', '2026-11', 1, 4)).toBe(true);
+    expect(await leases.take('prj_h', '2026-11', 1, 4)).toBe(false);
+    await leases.releaseAll();
+    expect(await backend.usage.used('prj_h', '2026-11')).toBe(4);
+  });
+
+  it('gives back a block that was being reserved under the old limit when the limit was lowered', async () => {
+    let landBlock: (() => void) | undefined;
+    const slow: UsageStore = {
+      ...backend.usage,
+      reserve: async (p, period, count, limit) => {
+        // The first block waits until the limit has been lowered.
+        if (landBlock === undefined) await new Promise<void>((res) => (landBlock = res));
+        return backend.usage.reserve(p, period, count, limit);
+      },
+      release: backend.usage.release.bind(backend.usage),
+      used: backend.usage.used.bind(backend.usage),
+    };
+    const leases = new AllowanceLeases(slow, 64);
+    const first = leases.take('prj_i', '2026-11', 1, 1_000_000);
+    await expect.poll(() => landBlock !== undefined).toBe(true);
+    const lowered = leases.take('prj_i', '2026-11', 1, 2);
+    landBlock!();
+    expect(await first).toBe(true);
+    expect(await lowered).toBe(true);
+    // Two taken, the limit reached: the block reserved under the old limit is not handed out.
+    expect(await leases.take('prj_i', '2026-11', 1, 2)).toBe(false);
+    await leases.releaseAll();
+    await expect.poll(() => backend.usage.used('prj_i', '2026-11')).toBe(2);
+  });
 });
 
 /** The usage store, recording the size of every block reserved through it. */

@@ -1,6 +1,7 @@
-import type { FerryOptions } from '../types.js';
+import type { CallOptions, FerryOptions, Usage, WithRequestId } from '../types.js';
 import { checkMaxRetries, checkTimeoutMs, HttpClient } from './http.js';
 import { Requests } from './requests.js';
+import { withRequestId } from './results.js';
 import { Schedules } from './schedules.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -24,6 +25,7 @@ export class Ferry {
   readonly requests: Requests;
   /** Recurring schedules: create, list, get, update, pause, resume, delete, preview. */
   readonly schedules: Schedules;
+  readonly #http: HttpClient;
 
   constructor(options: FerryOptions) {
     if (typeof options?.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
@@ -38,7 +40,21 @@ export class Ferry {
       // Looked up at each call, not bound once, so a fetch patched in later (instrumentation) is the one used.
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     });
+    this.#http = http;
     this.requests = new Requests(http);
     this.schedules = new Schedules(http);
+  }
+
+  /**
+   * How much of its allowances the key's project has used: requests counted this UTC month against the monthly
+   * allowance (with the period's start and end, when the count starts again), and schedules against the schedule
+   * allowance.
+   *
+   * @example
+   * const { used, allowance, period_end } = await ferry.usage();
+   */
+  async usage(options?: CallOptions): Promise<WithRequestId<Usage>> {
+    const { data, requestId } = await this.#http.call({ method: 'GET', path: '/usage', options });
+    return withRequestId(data as Usage, requestId);
   }
 }

@@ -5,11 +5,12 @@ import { idempotencyPlans } from './schema/003-idempotency-plans.js';
 import { schedules } from './schema/004-schedules.js';
 import { cancelAsked } from './schema/005-cancel-asked.js';
 import { listSchedule } from './schema/006-list-schedule.js';
+import { keyLastUse } from './schema/007-key-last-use.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
 /** Every schema version, in order. Released entries never change; a change of schema is a new entry. */
-export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans, schedules, cancelAsked, listSchedule];
+export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans, schedules, cancelAsked, listSchedule, keyLastUse];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 

@@ -1,13 +1,16 @@
 import { types } from 'cassandra-driver';
-import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
+import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { ProjectStore } from '../../ports/projects.js';
+import { toPortError } from './errors.js';
 import { newestFirst, signingSecretFromRow } from './projects-signing.js';
 import { blob, plainBytes } from './secrets-bytes.js';
 import { applied, millis, type CassandraSession } from './session.js';
 
 /**
- * Projects and API keys as plain rows; revocation is the one conditional write, so it can tell a missing key from
- * a known one and keep the first revocation time. Signing secrets live in one partition per project.
+ * Projects and API keys as plain rows; revocation and project changes are the conditional writes, so they can tell
+ * a missing row from a known one (and revocation keep its first time). Signing secrets live in one partition per
+ * project. The operator's listings (every project, a project's keys) scan their table: they are small, and read
+ * only by the `ferry` command, never on a call's path.
  */
 export class CassandraProjectStore implements ProjectStore {
   private readonly q: ReturnType<typeof statements>;
@@ -27,22 +30,32 @@ export class CassandraProjectStore implements ProjectStore {
 
   async getProject(id: string): Promise<Project | null> {
     const row = (await this.session.read(this.q.selectProject, [id], 'reading a project')).first();
-    if (row === null) return null;
-    return {
-      id,
-      name: row.get('name') as string,
-      monthlyAllowance: millis(row.get('monthly_allowance'))!,
-      scheduleAllowance: row.get('schedule_allowance') as number,
-      retentionDays: row.get('retention_days') as number,
-      createdAt: millis(row.get('created_at'))!,
-    };
+    return row === null ? null : projectFromRow(id, row);
+  }
+
+  async listProjects(): Promise<Project[]> {
+    const rows = await allRows(await this.session.read(this.q.selectProjects, [], 'listing projects', LISTING_PAGE), 'listing projects');
+    return rows.map((row) => projectFromRow(row.get('id') as string, row)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async updateProject(id: string, changes: ProjectChanges): Promise<Project | null> {
+    const columns = PROJECT_COLUMNS.filter(([field]) => changes[field] !== undefined);
+    if (columns.length === 0) return this.getProject(id);
+    const sets = columns.map(([, column]) => `${column} = ?`).join(', ');
+    // Conditional, so a change to a project that does not exist creates no row.
+    const rs = await this.session.execute(
+      `UPDATE ${this.session.table('projects')} SET ${sets} WHERE id = ? IF EXISTS`,
+      [...columns.map(([field]) => changes[field]), id],
+      'changing a project',
+    );
+    return applied(rs) ? this.getProject(id) : null;
   }
 
   async createApiKey(k: ApiKeyRecord): Promise<void> {
     // An unset revocation writes no cell at all, so a later conditional revoke has nothing to race with.
     await this.session.execute(
       this.q.insertApiKey,
-      [k.keyId, k.projectId, blob(k.secretHash), k.createdAt, k.revokedAt ?? types.unset],
+      [k.keyId, k.projectId, blob(k.secretHash), k.createdAt, k.revokedAt ?? types.unset, k.lastUsedAt ?? types.unset],
       'creating an API key',
       { idempotent: true },
     );
@@ -50,14 +63,18 @@ export class CassandraProjectStore implements ProjectStore {
 
   async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {
     const row = (await this.session.read(this.q.selectApiKey, [keyId], 'reading an API key')).first();
-    if (row === null) return null;
-    return {
-      keyId,
-      projectId: row.get('project_id') as string,
-      secretHash: plainBytes(row.get('secret_hash') as Uint8Array),
-      createdAt: millis(row.get('created_at'))!,
-      revokedAt: millis(row.get('revoked_at')),
-    };
+    return row === null ? null : apiKeyFromRow(keyId, row);
+  }
+
+  async listApiKeys(projectId: string): Promise<ApiKeyRecord[]> {
+    const rs = await this.session.read(this.q.selectProjectKeys, [projectId], "listing a project's keys", LISTING_PAGE);
+    const keys = (await allRows(rs, "listing a project's keys")).flatMap((row) => apiKeyFromRow(row.get('key_id') as string, row) ?? []);
+    return keys.sort((a, b) => a.createdAt - b.createdAt || (a.keyId < b.keyId ? -1 : 1));
+  }
+
+  async recordKeyUse(keyId: string, at: number): Promise<void> {
+    // Written with the use's own time as the cell's timestamp, so the latest use wins whichever write lands last.
+    await this.session.execute(this.q.recordKeyUse, [at * 1000, at, keyId], 'recording the use of an API key', { idempotent: true });
   }
 
   async revokeApiKey(keyId: string, at: number): Promise<boolean> {
@@ -100,12 +117,63 @@ function statements(session: CassandraSession) {
     insertProject: `INSERT INTO ${projects} (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
       VALUES (?, ?, ?, ?, ?, ?)`,
     selectProject: `SELECT name, monthly_allowance, schedule_allowance, retention_days, created_at FROM ${projects} WHERE id = ?`,
-    insertApiKey: `INSERT INTO ${apiKeys} (key_id, project_id, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)`,
-    selectApiKey: `SELECT project_id, secret_hash, created_at, revoked_at FROM ${apiKeys} WHERE key_id = ?`,
+    selectProjects: `SELECT id, name, monthly_allowance, schedule_allowance, retention_days, created_at FROM ${projects}`,
+    insertApiKey: `INSERT INTO ${apiKeys} (key_id, project_id, secret_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    selectApiKey: `SELECT project_id, secret_hash, created_at, revoked_at, last_used_at FROM ${apiKeys} WHERE key_id = ?`,
+    selectProjectKeys: `SELECT key_id, project_id, secret_hash, created_at, revoked_at, last_used_at FROM ${apiKeys}
+      WHERE project_id = ? ALLOW FILTERING`,
+    // Unconditional: a use that lands on a key never created leaves a row without a project, which reads as absent.
+    recordKeyUse: `UPDATE ${apiKeys} USING TIMESTAMP ? SET last_used_at = ? WHERE key_id = ?`,
     // An update creates the row it names, so the condition also asks for the key to exist.
     revokeApiKey: `UPDATE ${apiKeys} SET revoked_at = ? WHERE key_id = ? IF revoked_at = null AND project_id != null`,
     selectSigningSecrets: `SELECT created_at, secret, retires_at FROM ${signing} WHERE project_id = ?`,
     retireSigningSecret: `UPDATE ${signing} SET retires_at = ? WHERE project_id = ? AND created_at = ? AND secret = ?`,
     insertSigningSecret: `INSERT INTO ${signing} (project_id, created_at, secret, retires_at) VALUES (?, ?, ?, ?)`,
   };
+}
+
+/** Rows per page of the operator's listings. */
+const LISTING_PAGE = 1_000;
+
+const PROJECT_COLUMNS = [
+  ['name', 'name'],
+  ['monthlyAllowance', 'monthly_allowance'],
+  ['scheduleAllowance', 'schedule_allowance'],
+  ['retentionDays', 'retention_days'],
+] as const satisfies ReadonlyArray<readonly [keyof ProjectChanges, string]>;
+
+function projectFromRow(id: string, row: types.Row): Project {
+  return {
+    id,
+    name: row.get('name') as string,
+    monthlyAllowance: millis(row.get('monthly_allowance'))!,
+    scheduleAllowance: row.get('schedule_allowance') as number,
+    retentionDays: row.get('retention_days') as number,
+    createdAt: millis(row.get('created_at'))!,
+  };
+}
+
+/** A key's row; null for a row a use wrote on a key that was never created (it has no project). */
+function apiKeyFromRow(keyId: string, row: types.Row): ApiKeyRecord | null {
+  const projectId = row.get('project_id') as string | null;
+  if (projectId === null) return null;
+  return {
+    keyId,
+    projectId,
+    secretHash: plainBytes(row.get('secret_hash') as Uint8Array),
+    createdAt: millis(row.get('created_at'))!,
+    revokedAt: millis(row.get('revoked_at')),
+    lastUsedAt: millis(row.get('last_used_at')),
+  };
+}
+
+/** Every row of a result, the later pages fetched as the rows are read. */
+async function allRows(rs: types.ResultSet, during: string): Promise<types.Row[]> {
+  const rows: types.Row[] = [];
+  try {
+    for await (const row of rs) rows.push(row);
+  } catch (err) {
+    throw toPortError(err, during);
+  }
+  return rows;
 }

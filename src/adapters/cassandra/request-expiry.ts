@@ -20,8 +20,13 @@ const EXPIRY_WRITES: CoalescerLimits = { ...REQUEST_BATCHES, writesAtOnce: 4 };
 /** Cassandra refuses TTLs beyond 20 years. */
 const MAX_TTL_SECONDS = 20 * 365 * 86_400;
 const DAY_MS = 86_400_000;
-/** Projects whose retention is remembered; it never changes once a project exists. */
+/** Projects whose retention is remembered. */
 const MAX_REMEMBERED_PROJECTS = 10_000;
+/**
+ * How long a project's retention is remembered: `ferry project update` may change it, and requests that end after
+ * that (give or take this long) get the new time to live.
+ */
+const RETENTION_MEMORY_MS = 5 * 60_000;
 
 /**
  * Retention through TTL: when a request ends, its cells are written again with a time to live that runs out when
@@ -31,7 +36,7 @@ const MAX_REMEMBERED_PROJECTS = 10_000;
  * again when a claim finds the request's timer, which is kept until then (see `RequestChanges.ended`).
  */
 export class RequestExpiry {
-  private readonly retentionDays = new Map<string, number>();
+  private readonly retentionDays = new Map<string, { readonly days: number; readonly until: number }>();
   private readonly selectRetention: string;
   private readonly insertListEntry: string;
   private readonly updateRequest: string;
@@ -117,13 +122,14 @@ export class RequestExpiry {
   }
 
   private async retentionOf(projectId: string): Promise<number | null> {
+    const now = this.clock.now();
     const known = this.retentionDays.get(projectId);
-    if (known !== undefined) return known;
+    if (known !== undefined && known.until > now) return known.days;
     const row = (await this.session.read(this.selectRetention, [projectId], 'reading a retention period')).first();
     const days = (row?.['retention_days'] as number | null | undefined) ?? null;
     if (days === null) return null;
     if (this.retentionDays.size >= MAX_REMEMBERED_PROJECTS) this.retentionDays.clear();
-    this.retentionDays.set(projectId, days);
+    this.retentionDays.set(projectId, { days, until: now + RETENTION_MEMORY_MS });
     return days;
   }
 }

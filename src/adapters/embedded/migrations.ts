@@ -146,6 +146,12 @@ export const MIGRATIONS: readonly string[] = [
   -- project holds. Only requests a schedule created are in it, so requests sent through the API add nothing to it.
   CREATE INDEX requests_by_schedule ON requests (project_id, schedule_id, created_at DESC, id DESC) WHERE schedule_id IS NOT NULL;
   `,
+  `
+  -- When a key last authenticated a call: written at most once a minute per key, never once per call.
+  ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+  -- A project's keys, for the operator's listing.
+  CREATE INDEX api_keys_by_project ON api_keys (project_id, created_at);
+  `,
 ];
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
+import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { ProjectStore } from '../../ports/projects.js';
 import type { EmbeddedDatabase } from './database.js';
 import { plainBytes } from './bytes.js';
@@ -18,6 +18,7 @@ interface ApiKeyRow {
   secret_hash: Uint8Array;
   created_at: number;
   revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export class EmbeddedProjectStore implements ProjectStore {
@@ -29,15 +30,17 @@ export class EmbeddedProjectStore implements ProjectStore {
 
   async getProject(id: string): Promise<Project | null> {
     const row = this.db.read(() => this.db.statement('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined);
-    if (row === undefined) return null;
-    return {
-      id: row.id,
-      name: row.name,
-      monthlyAllowance: row.monthly_allowance,
-      scheduleAllowance: row.schedule_allowance,
-      retentionDays: row.retention_days,
-      createdAt: row.created_at,
-    };
+    return row === undefined ? null : projectFromRow(row);
+  }
+
+  async listProjects(): Promise<Project[]> {
+    const rows = this.db.read(() => this.db.statement('SELECT * FROM projects ORDER BY id').all() as ProjectRow[]);
+    return rows.map(projectFromRow);
+  }
+
+  async updateProject(id: string, changes: ProjectChanges): Promise<Project | null> {
+    const row = await this.db.write('updateProject', { id, changes });
+    return row === undefined ? null : projectFromRow(row as unknown as ProjectRow);
   }
 
   async createApiKey(k: ApiKeyRecord): Promise<void> {
@@ -46,18 +49,21 @@ export class EmbeddedProjectStore implements ProjectStore {
 
   async getApiKey(keyId: string): Promise<ApiKeyRecord | null> {
     const row = this.db.read(() => this.db.statement('SELECT * FROM api_keys WHERE key_id = ?').get(keyId) as ApiKeyRow | undefined);
-    if (row === undefined) return null;
-    return {
-      keyId: row.key_id,
-      projectId: row.project_id,
-      secretHash: plainBytes(row.secret_hash)!,
-      createdAt: row.created_at,
-      revokedAt: row.revoked_at,
-    };
+    return row === undefined ? null : apiKeyFromRow(row);
+  }
+
+  async listApiKeys(projectId: string): Promise<ApiKeyRecord[]> {
+    const sql = 'SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, key_id';
+    const rows = this.db.read(() => this.db.statement(sql).all(projectId) as ApiKeyRow[]);
+    return rows.map(apiKeyFromRow);
   }
 
   revokeApiKey(keyId: string, at: number): Promise<boolean> {
     return this.db.write('revokeApiKey', { keyId, at });
+  }
+
+  async recordKeyUse(keyId: string, at: number): Promise<void> {
+    await this.db.write('recordKeyUse', { keyId, at });
   }
 
   async activeSigningSecrets(projectId: string, now: number): Promise<SigningSecret[]> {
@@ -70,4 +76,26 @@ export class EmbeddedProjectStore implements ProjectStore {
   rotateSigningSecret(secret: SigningSecret, retireOthersAt: number): Promise<void> {
     return this.db.write('rotateSigningSecret', { secret, retireOthersAt });
   }
+}
+
+function projectFromRow(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    monthlyAllowance: row.monthly_allowance,
+    scheduleAllowance: row.schedule_allowance,
+    retentionDays: row.retention_days,
+    createdAt: row.created_at,
+  };
+}
+
+function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    keyId: row.key_id,
+    projectId: row.project_id,
+    secretHash: plainBytes(row.secret_hash)!,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
 }

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Project, SigningSecret } from '../../domain/project.js';
+import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
@@ -144,9 +144,23 @@ export const writeOps = {
       VALUES (?, ?, ?, ?, ?, ?)`).run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt);
   },
 
+  /** The changed project's row, or undefined when there is no such project. */
+  updateProject(db: Connection, a: { readonly id: string; readonly changes: ProjectChanges }): Record<string, unknown> | undefined {
+    const c = a.changes;
+    return db.statement(`UPDATE projects SET name = COALESCE(?, name), monthly_allowance = COALESCE(?, monthly_allowance),
+      schedule_allowance = COALESCE(?, schedule_allowance), retention_days = COALESCE(?, retention_days)
+      WHERE id = ? RETURNING *`).get(c.name ?? null, c.monthlyAllowance ?? null, c.scheduleAllowance ?? null, c.retentionDays ?? null, a.id) as
+      | Record<string, unknown>
+      | undefined;
+  },
+
   createApiKey(db: Connection, k: ApiKeyRecord): void {
-    db.statement('INSERT INTO api_keys (key_id, project_id, secret_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)')
-      .run(k.keyId, k.projectId, k.secretHash, k.createdAt, k.revokedAt);
+    db.statement('INSERT INTO api_keys (key_id, project_id, secret_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(k.keyId, k.projectId, k.secretHash, k.createdAt, k.revokedAt, k.lastUsedAt);
+  },
+
+  recordKeyUse(db: Connection, a: { readonly keyId: string; readonly at: number }): void {
+    db.statement('UPDATE api_keys SET last_used_at = ? WHERE key_id = ? AND (last_used_at IS NULL OR last_used_at < ?)').run(a.at, a.keyId, a.at);
   },
 
   revokeApiKey(db: Connection, a: { readonly keyId: string; readonly at: number }): boolean {

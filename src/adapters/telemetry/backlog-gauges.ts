@@ -1,4 +1,5 @@
 import type { Clock } from '../../domain/clock.js';
+import { CachedReading } from './cached-reading.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 
 /** Requests waiting, as far as the backend can tell cheaply. */
@@ -11,45 +12,8 @@ export interface BacklogSnapshot {
 
 export type BacklogReader = () => Promise<BacklogSnapshot>;
 
-/** A reading is reused for at least this long: scrapes come every 15–60 s, and a backlog changes as fast as it likes. */
-const DEFAULT_MAX_AGE_MS = 10_000;
-/** A reading that took longer than this share of the time since the last one spaces the next one out. */
-const MAX_SHARE_OF_TIME = 0.02;
-
-/**
- * The latest backlog reading, read again only when it is older than `maxAgeMs`, and then by one read however
- * many scrapes ask at once, so scrapes cannot load storage: a reading that took 100 ms is reused for at least
- * 5 s (`MAX_SHARE_OF_TIME`), whatever `maxAgeMs` says. A failed read keeps the previous reading.
- */
-export class CachedBacklog {
-  private last: { snapshot: BacklogSnapshot; at: number; costMs: number } | null = null;
-  private reading: Promise<BacklogSnapshot | null> | null = null;
-
-  constructor(
-    private readonly read: BacklogReader,
-    private readonly clock: Clock,
-    private readonly maxAgeMs = DEFAULT_MAX_AGE_MS,
-  ) {}
-
-  get(): Promise<BacklogSnapshot | null> {
-    const last = this.last;
-    const now = this.clock.now();
-    if (last !== null && now - last.at < Math.max(this.maxAgeMs, last.costMs / MAX_SHARE_OF_TIME)) return Promise.resolve(last.snapshot);
-    this.reading ??= this.read().then(
-      (snapshot) => {
-        const at = this.clock.now();
-        this.last = { snapshot, at, costMs: at - now };
-        this.reading = null;
-        return snapshot;
-      },
-      () => {
-        this.reading = null;
-        return this.last?.snapshot ?? null;
-      },
-    );
-    return this.reading;
-  }
-}
+/** The latest backlog reading, read again only when it is old (see `CachedReading`). */
+export class CachedBacklog extends CachedReading<BacklogSnapshot> {}
 
 /**
  * `ferry_backlog_requests{state}` (when the backend can count) and `ferry_backlog_oldest_due_age_seconds`, both

@@ -7,6 +7,7 @@ import { EmbeddedBacklog } from './embedded-backlog.js';
 import type { ServiceLogger } from './logger.js';
 import { metricsRoute, startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { observedBackend, StorageAvailability } from './observed-storage.js';
+import { ProjectUsageGauges, type ProjectAllowanceReader } from './project-usage-gauges.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
 
 export interface TelemetrySettings {
@@ -103,6 +104,16 @@ export class ServiceTelemetry {
   /** `ferry_shards_owned`: the shards of work this process owns right now. */
   watchShardsOwned(owned: () => number): void {
     this.prometheus?.gauge('ferry_shards_owned', 'Shards of delivery and timer work this process owns right now.', [], (gauge) => gauge.set(owned()));
+  }
+
+  /**
+   * The per-project allowance gauges, over the projects that accept work in this process; returns what notes
+   * each one that does (a no-op when metrics are off).
+   */
+  watchProjectUsage(read: ProjectAllowanceReader): (projectId: string) => void {
+    if (this.prometheus === null) return () => undefined;
+    const gauges = new ProjectUsageGauges(this.prometheus, read, this.clock);
+    return (projectId) => gauges.note(projectId);
   }
 
   async close(): Promise<void> {

@@ -22,6 +22,14 @@ export {
   type ValidationOptions,
 } from './request-input.js';
 export { validateListQuery, type ListQuery, type ListQueryInput } from './list-query.js';
+export {
+  validateProjectChanges,
+  validateProjectName,
+  validateProjectSetting,
+  MAX_PROJECT_NAME_BYTES,
+  PROJECT_SETTING_RANGES,
+  type ProjectSettingName,
+} from './project-settings.js';
 export { validateTiming, type TimingInput } from './timing.js';
 export {
   validateCreateSchedule,

@@ -22,6 +22,7 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       secretHash: new Uint8Array(32).map((_, i) => 255 - i * 3),
       createdAt: T0 + 1,
       revokedAt: null,
+      lastUsedAt: null,
     };
 
     it('returns a project as created, and null for an unknown one', async () => {
@@ -34,6 +35,56 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       await store().createApiKey(key);
       expect(await store().getApiKey(key.keyId)).toStrictEqual(key);
       expect(await store().getApiKey('key_unknown')).toBeNull();
+    });
+
+    it('lists every project oldest first', async () => {
+      expect(await store().listProjects()).toEqual([]);
+      const later = { ...project, id: PROJECT_B, name: 'b', createdAt: T0 + 5 };
+      await store().createProject(later);
+      await store().createProject(project);
+      expect(await store().listProjects()).toStrictEqual([project, later]);
+    });
+
+    it('changes only the settings given, and changes (and creates) nothing for an unknown project', async () => {
+      await store().createProject(project);
+      const changed = await store().updateProject(PROJECT_A, { monthlyAllowance: 5_000_000_000, retentionDays: 7 });
+      const expected = { ...project, monthlyAllowance: 5_000_000_000, retentionDays: 7 };
+      expect(changed).toStrictEqual(expected);
+      expect(await store().getProject(PROJECT_A)).toStrictEqual(expected);
+      expect(await store().updateProject(PROJECT_A, { name: 'renamed', scheduleAllowance: 0 })).toStrictEqual({ ...expected, name: 'renamed', scheduleAllowance: 0 });
+      expect(await store().updateProject(PROJECT_A, {})).toStrictEqual({ ...expected, name: 'renamed', scheduleAllowance: 0 });
+
+      expect(await store().updateProject(PROJECT_B, { name: 'ghost' })).toBeNull();
+      expect(await store().getProject(PROJECT_B)).toBeNull();
+      expect((await store().listProjects()).map((p) => p.id)).toEqual([PROJECT_A]);
+    });
+
+    it("lists a project's keys oldest first, revoked ones included, and no other project's", async () => {
+      const second = { ...key, keyId: 'key_contract_2', createdAt: T0 + 2 };
+      await store().createApiKey(second);
+      await store().createApiKey(key);
+      await store().createApiKey({ ...key, keyId: 'key_contract_b', projectId: PROJECT_B });
+      await store().revokeApiKey(second.keyId, T0 + 50);
+      expect(await store().listApiKeys(PROJECT_A)).toStrictEqual([key, { ...second, revokedAt: T0 + 50 }]);
+      expect((await store().listApiKeys(PROJECT_B)).map((k) => k.keyId)).toEqual(['key_contract_b']);
+      expect(await store().listApiKeys('prj_unknown')).toEqual([]);
+    });
+
+    it("records a key's last use, never moving it back, and leaves an unknown key absent", async () => {
+      await store().createApiKey(key);
+      await store().recordKeyUse(key.keyId, T0 + 60_000);
+      expect((await store().getApiKey(key.keyId))?.lastUsedAt).toBe(T0 + 60_000);
+      await store().recordKeyUse(key.keyId, T0 + 30_000);
+      expect((await store().getApiKey(key.keyId))?.lastUsedAt).toBe(T0 + 60_000);
+      await store().recordKeyUse(key.keyId, T0 + 120_000);
+      expect(await store().listApiKeys(PROJECT_A)).toStrictEqual([{ ...key, lastUsedAt: T0 + 120_000 }]);
+      // A revoked key keeps its last use.
+      await store().revokeApiKey(key.keyId, T0 + 130_000);
+      expect(await store().getApiKey(key.keyId)).toStrictEqual({ ...key, lastUsedAt: T0 + 120_000, revokedAt: T0 + 130_000 });
+
+      await store().recordKeyUse('key_unknown', T0);
+      expect(await store().getApiKey('key_unknown')).toBeNull();
+      expect(await store().revokeApiKey('key_unknown', T0)).toBe(false);
     });
 
     it('revokes a known key and reports an unknown one', async () => {
