@@ -34,10 +34,15 @@ export function notedAccepted(values: ContextValues): Acceptance | readonly Acce
   return values.get(ACCEPTED);
 }
 
-/** The project an authentication resolves to, noted on the call as it resolves (see also `callerProject`). */
+/**
+ * The project an authentication resolves to, noted on the call as it resolves. Only then is input that could not
+ * be read refused (see `noteUnreadableInput`): a caller without a valid key learns nothing of how its input is read.
+ */
 export function noteProjectOf(ctx: HandlerContext, authenticated: Promise<Project>): Promise<Project> {
   return authenticated.then((project) => {
     noteProject(ctx, project.id);
+    const unreadable = unreadableInput(ctx);
+    if (unreadable !== undefined) throw unreadable;
     return project;
   });
 }
