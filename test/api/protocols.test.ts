@@ -1,4 +1,5 @@
 import http2 from 'node:http2';
+import { gzipSync } from 'node:zlib';
 import { fromBinary } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
@@ -186,6 +187,16 @@ describe('gRPC and Connect protocols', () => {
     expect(await counted('connect', '4xx')).toBe(before.connect + 2);
     expect(await counted('grpc', '4xx')).toBe(before.grpc + 2);
     expect((await f.api.call<{ items: unknown[] }>('GET', '/requests?search=nothing-sent')).body.data.items).toEqual([]);
+  });
+
+  it.runIf(TEST_BACKEND === 'embedded')('reads a gzip-compressed Connect body, and refuses one that does not decompress as invalid input', async () => {
+    const list = `${f.ferry.baseUrl}/ferry.v1.RequestService/ListRequests`;
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${f.apiKey}` };
+    const compressed = await fetch(list, { method: 'POST', headers, body: gzipSync('{"limit": 1}') });
+    expect(compressed.status).toBe(200);
+    const broken = await fetch(list, { method: 'POST', headers, body: Uint8Array.from([0x1f, 0x8b, 0x08, 0x00, 0x01]) });
+    const error = (await broken.json()) as { code: string; details?: Array<{ type: string; value: string }> };
+    expect([broken.status, error.code, connectDetail(error)?.code]).toEqual([400, 'invalid_argument', 'INVALID_JSON']);
   });
 
   it.runIf(TEST_BACKEND === 'embedded')('counts the calls Connect refuses before reading them: an unknown JSON field and a content type it does not read', async () => {
