@@ -3,8 +3,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { Authenticator } from '../../app/authenticate.js';
 import type { ProjectUsage } from '../../app/project-usage.js';
 import { GetUsageResponseSchema, type ProjectService } from '../../gen/ferry/v1/project_service_pb.js';
-import { noteProjectOf } from '../call-notes.js';
-import { requestHeader } from '../request-headers.js';
+import { callerProject } from './caller-project.js';
 import { ts } from './to-proto.js';
 
 export interface ProjectServiceDeps {
@@ -16,8 +15,7 @@ export interface ProjectServiceDeps {
 export function projectServiceImpl(deps: ProjectServiceDeps): ServiceImpl<typeof ProjectService> {
   return {
     async getUsage(_req, ctx) {
-      const project = await noteProjectOf(ctx, deps.auth.authenticate(requestHeader(ctx, 'authorization')));
-      const u = await deps.usage.of(project);
+      const u = await deps.usage.of(await callerProject(deps.auth, ctx));
       return create(GetUsageResponseSchema, {
         usage: {
           periodStart: ts(u.periodStart),
