@@ -34,7 +34,7 @@ import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import type { Log } from '../ports/telemetry.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
-import { recordDeliveryEvent, type DeliveryEvent } from '../workers/delivery/events.js';
+import { logDeliveryEvent, recordDeliveryEvent, type DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
 import type { DueWakeups } from '../workers/placement/due-wakeups.js';
 import { embeddedPlacement } from '../workers/placement/embedded-placement.js';
@@ -171,11 +171,13 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
   const { placement: openPlacement, checks, closeChecks } = opened;
   const observedStorage = telemetry.observeStorage(opened.backend);
   const backend = tracing ? tracing.backend(observedStorage, config.distributed ? 'cassandra' : 'sqlite') : observedStorage;
-  // The workers' events feed the metrics, then whoever else listens (tests).
+  // The workers' events feed the metrics and the debug log, then whoever else listens (tests).
+  const logDeliveries = logger.isEnabled('debug');
   const observed: ServiceHooks = {
     ...hooks,
     onDeliveryEvent: (event) => {
       recordDeliveryEvent(telemetry.metrics, event);
+      if (logDeliveries) logDeliveryEvent(log, event);
       hooks.onDeliveryEvent?.(event);
     },
     onSchedulerEvent: (event) => {

@@ -121,6 +121,28 @@ describe('service log', () => {
     // The level was on: the refusals above were logged, each with its call's identity.
     expect(lines().filter((l) => l.msg === 'api call failed' && l.level === 'debug').length).toBeGreaterThanOrEqual(3);
     for (const value of used) expect(output, `the log holds ${value.slice(0, 20)}…`).not.toContain(value);
+
+    // What the engine did, one debug line per attempt: never the destination's address, path or query.
+    const attempts = (id: string) => lines().filter((l) => l.msg === 'delivery attempt' && l.request_id === id);
+    expect(attempts(sentId)).toEqual([
+      { level: 'debug', time: expect.any(String), msg: 'delivery attempt', request_id: sentId, attempt: 1, outcome: 'succeeded', result: 'succeeded', status_code: 200, duration_ms: expect.any(Number) },
+    ]);
+    expect(attempts(failingId).map((l) => [l.attempt, l.outcome, l.result, l.status_code, typeof l.retry_in_ms])).toEqual([
+      [1, 'retry_scheduled', 'failed', 503, 'number'],
+      [2, 'retry_scheduled', 'failed', 503, 'number'],
+      [3, 'failed', 'failed', 503, 'undefined'],
+    ]);
+    const started = lines().filter((l) => l.msg === 'delivery attempt started' && l.request_id === failingId);
+    expect(started.map((l) => [l.level, l.attempt])).toEqual([
+      ['trace', 1],
+      ['trace', 2],
+      ['trace', 3],
+    ]);
+    const destination = new URL(dest.url);
+    for (const line of lines().filter((l) => String(l.msg).startsWith('delivery'))) {
+      const text = JSON.stringify(line);
+      for (const part of [destination.host, '/ok', '/fail']) expect(text).not.toContain(part);
+    }
   });
 });
 

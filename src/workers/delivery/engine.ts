@@ -341,6 +341,7 @@ export class DeliveryEngine {
           attemptNumber,
           requestStatus: recorded.status,
           attemptStatus: attempt.status,
+          responseStatusCode: attempt.responseStatusCode,
           durationMs: timing.durationMs,
           retryDelayMs: attempt.retry?.selectedDelayMs ?? null,
         });

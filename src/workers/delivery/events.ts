@@ -1,5 +1,5 @@
 import type { AttemptRecord, RequestStatus } from '../../domain/request.js';
-import type { DeliveryOutcome, ServiceMetrics } from '../../ports/telemetry.js';
+import type { DeliveryOutcome, Log, ServiceMetrics } from '../../ports/telemetry.js';
 
 /** Typed lifecycle events of the delivery engine, for logs, metrics and tests alike. */
 export type DeliveryEvent =
@@ -22,6 +22,8 @@ export type DeliveryEvent =
       readonly requestStatus: RequestStatus;
       /** How the exchange itself ended. */
       readonly attemptStatus: AttemptRecord['status'];
+      /** The destination's response status; null when no response came (a timeout, a connection error). */
+      readonly responseStatusCode: number | null;
       readonly durationMs: number;
       /** The delay chosen before the next attempt, when a retry was decided (a cancel may still have won). */
       readonly retryDelayMs: number | null;
@@ -59,6 +61,39 @@ export function recordDeliveryEvent(metrics: ServiceMetrics, event: DeliveryEven
       return;
     case 'engine_error':
       // Logged by the composition root; storage failures behind it are counted where storage is called.
+      return;
+  }
+}
+
+/**
+ * What the engine does, as `debug` lines (`trace` for an attempt's start): the request, the attempt, what came of
+ * it and how long it took. Never the destination's URL, headers or body: the request ID leads to them for whoever
+ * holds the project's key. Errors are `error` lines of the composition root.
+ */
+export function logDeliveryEvent(log: Log, event: DeliveryEvent): void {
+  switch (event.type) {
+    case 'attempt_started':
+      log('trace', 'delivery attempt started', {
+        request_id: event.requestId,
+        attempt: event.attemptNumber,
+        ...(event.dueAt === null ? {} : { lateness_ms: Math.max(0, event.at - event.dueAt) }),
+      });
+      return;
+    case 'attempt_finished':
+      log('debug', 'delivery attempt', {
+        request_id: event.requestId,
+        attempt: event.attemptNumber,
+        outcome: deliveryOutcomeOf(event.requestStatus),
+        result: event.attemptStatus,
+        status_code: event.responseStatusCode,
+        duration_ms: event.durationMs,
+        ...(event.retryDelayMs === null ? {} : { retry_in_ms: event.retryDelayMs }),
+      });
+      return;
+    case 'claim_lost':
+      log('debug', 'delivery claim lost', { request_id: event.requestId });
+      return;
+    case 'engine_error':
       return;
   }
 }
