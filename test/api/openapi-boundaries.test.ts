@@ -44,7 +44,10 @@ const BASELINES: Record<string, () => Promise<Call>> = {};
 /** A string of exactly `length` characters that keeps to the schema's format and stays unique. */
 function stringOf(schema: Json, length: number): string {
   if (schema.format === 'uri') return `${DEST}/${'a'.repeat(Math.max(0, length - DEST.length - 1))}`;
-  return unique(length);
+  const plain = unique(length);
+  // Where the pattern asks for a media type (type/subtype) and the length leaves room for one.
+  if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(plain) && length >= 3) return `x/${unique(length - 2)}`;
+  return plain;
 }
 
 /**

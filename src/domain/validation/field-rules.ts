@@ -145,7 +145,8 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.SendRequest.deliver_at': DELIVER_AT_RULE,
   'ferry.v1.SendRequest.timeout': TIMEOUT_RULE,
   'ferry.v1.SendRequest.queue': QUEUE_RULE,
-  'ferry.v1.SendRequest.content_type': { minLength: 1, maxBytes: MAX_CONTENT_TYPE_BYTES, pattern: MEDIA_TYPE_PATTERN },
+  // The shortest media type is three characters: `a/b`.
+  'ferry.v1.SendRequest.content_type': { minLength: 3, maxBytes: MAX_CONTENT_TYPE_BYTES, pattern: MEDIA_TYPE_PATTERN },
   'ferry.v1.SendRequest.idempotency_key': KEY_RULE,
   'ferry.v1.SendRequest.forward_headers': HEADERS_RULE,
   'ferry.v1.SendRequest.body': { maxBytes: MAX_BODY_BYTES },
