@@ -20,6 +20,13 @@ export interface NewRequest {
   readonly itemKey: KeyedCall | null;
 }
 
+export interface AcceptOptions {
+  /** The namespace of the call's key; the project's own keys by default. */
+  readonly keyScope?: string;
+  /** The moment the requests are created as of, when later than now. */
+  readonly createdAt?: number;
+}
+
 /** Whether an accept call got as far as writing requests, so its keys must not be freed for reuse. */
 interface Progress {
   inserting: boolean;
@@ -46,9 +53,12 @@ export class AcceptRequests {
   /**
    * `keyScope` is the namespace of `callKey`: the project's own keys by default. Keys Ferry makes for itself (a
    * schedule's occurrences) live in a scope of their own, so no key a caller picks can ever collide with them.
+   * `createdAt`, when later than now, is the moment the requests are created as of, and the month their allowance
+   * is counted in: a schedule's occurrence enqueued ahead of its instant is created as of that instant.
    */
-  async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], keyScope = project.id): Promise<Acceptance[]> {
-    const planned = planRequests(items.length, this.clock.now());
+  async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions = {}): Promise<Acceptance[]> {
+    const keyScope = options.keyScope ?? project.id;
+    const planned = planRequests(items.length, Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY));
     const progress: Progress = { inserting: false };
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);
@@ -92,7 +102,8 @@ export class AcceptRequests {
       }
     }
 
-    const period = usagePeriod(this.clock.now());
+    // Counted in the month the requests are created in: now, or the instant of an occurrence enqueued ahead.
+    const period = usagePeriod(Math.max(this.clock.now(), planned[0]?.at ?? 0));
     let reserved = 0;
     try {
       const open = items.flatMap((item, index) => (results[index] === undefined ? [{ item, index }] : []));

@@ -29,8 +29,10 @@ export class RequestQueries {
     const filterHash = filterHashOf(filters);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, filterHash, this.cursorSecret);
     const cutoff = retentionCutoff(now, project.retentionDays);
+    // Nothing created after now: a schedule's occurrence enqueued ahead is created as of its instant (`existsAt`).
+    const to = Math.min(filters.to ?? now + 1, now + 1);
     const [rows, hidden] = await Promise.all([
-      this.requests.list({ ...filters, projectId: project.id, terminalCutoff: cutoff, after, limit: limit + 1 }),
+      this.requests.list({ ...filters, to, projectId: project.id, terminalCutoff: cutoff, after, limit: limit + 1 }),
       this.requests.hasTerminalBefore(project.id, cutoff),
     ]);
     const items = rows.slice(0, limit);

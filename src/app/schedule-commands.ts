@@ -3,6 +3,7 @@ import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { newScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
+import { revisedAt, scheduleAsOf, takeBackPatch } from '../domain/schedule/enqueued-ahead.js';
 import { nextRunAfter } from '../domain/schedule/next-run.js';
 import type { SchedulePatch, StoredSchedule } from '../domain/schedule/schedule.js';
 import {
@@ -16,7 +17,7 @@ import type { IdempotencyStore } from '../ports/idempotency.js';
 import { VersionConflict, type RequestStore } from '../ports/requests.js';
 import type { ScheduleStore } from '../ports/schedules.js';
 import type { UsageStore } from '../ports/usage.js';
-import { cancelEnqueuedOccurrence } from './enqueued-occurrence.js';
+import { OccurrenceWithdrawal } from './enqueued-occurrence.js';
 import type { IdempotencyGuard } from './idempotency-guard.js';
 import { visibleSchedule } from './schedule-queries.js';
 
@@ -41,10 +42,15 @@ export const SCHEDULE_COUNT_PERIOD = 'schedules';
 /** A change that keeps losing to concurrent ones (occurrences firing, say) gives up after this many tries. */
 const MAX_CHANGE_TRIES = 10;
 
-/** The schedule-changing operations of the API, in the domain's terms; every protocol calls these. */
+/**
+ * The schedule-changing operations of the API, in the domain's terms; every protocol calls these. Each answers the
+ * schedule as it reads now (`scheduleAsOf`). A change before the instant of an occurrence fired ahead of it withdraws
+ * that occurrence first (see `OccurrenceWithdrawal`), so the change applies to it as if it had never fired.
+ */
 export class ScheduleCommands {
   private readonly schedules: ScheduleStore;
   private readonly usage: UsageStore;
+  private readonly withdrawal: OccurrenceWithdrawal;
 
   constructor(
     private readonly stores: ScheduleCommandStores,
@@ -56,6 +62,7 @@ export class ScheduleCommands {
   ) {
     this.schedules = stores.schedules;
     this.usage = stores.usage;
+    this.withdrawal = new OccurrenceWithdrawal(stores, clock);
   }
 
   /**
@@ -70,7 +77,7 @@ export class ScheduleCommands {
     const call = { key, fingerprint: fingerprint('schedule', input), field: 'Idempotency-Key' };
     const planned = newScheduleId(now);
     const [acquired] = await this.guard.acquire(project.id, [call], [JSON.stringify({ id: planned })]);
-    if (acquired !== undefined && !acquired.claimed) return this.earlier(project, acquired.outcome);
+    if (acquired !== undefined && !acquired.claimed) return scheduleAsOf(await this.earlier(project, acquired.outcome), now);
     const resumedId = acquired?.claimed === true ? plannedId(acquired.resumed) : null;
     const id = resumedId ?? planned;
     let inserting = false;
@@ -78,7 +85,7 @@ export class ScheduleCommands {
       const existing = resumedId === null ? null : await this.schedules.get(project.id, resumedId);
       if (existing !== null) {
         await this.guard.complete(project.id, [{ key, outcome: JSON.stringify({ id }) }]);
-        return existing;
+        return scheduleAsOf(existing, now);
       }
       if (!(await this.usage.reserve(project.id, SCHEDULE_COUNT_PERIOD, 1, project.scheduleAllowance))) {
         throw new FerryError('SCHEDULE_ALLOWANCE_EXCEEDED', `The project already has its allowance of ${project.scheduleAllowance} schedules.`);
@@ -93,6 +100,8 @@ export class ScheduleCommands {
         nextRunAt: nextRunAfter(valid.timing, now),
         lastRunAt: null,
         lastRunOutcome: null,
+        previousRunAt: null,
+        previousRunOutcome: null,
         createdAt: now,
         updatedAt: now,
         version: 1,
@@ -114,60 +123,72 @@ export class ScheduleCommands {
   async update(project: Project, scheduleId: string, input: UpdateScheduleInput): Promise<StoredSchedule> {
     const now = this.clock.now();
     const valid = validateUpdateSchedule(input, this.validation(now));
-    return this.change(project, scheduleId, (current) => {
-      const patch: { -readonly [K in keyof SchedulePatch]: SchedulePatch[K] } = { updatedAt: now };
+    return this.change(project, scheduleId, now, (current) => {
+      const patch: { -readonly [K in keyof SchedulePatch]: SchedulePatch[K] } = {};
       if (valid.name !== undefined) patch.name = valid.name;
       if (valid.request !== undefined) patch.request = { ...valid.request, headers: valid.request.headers ?? current.request.headers };
       if (valid.timing !== undefined) {
         patch.timing = valid.timing;
-        // The next timer is replaced (after an occurrence already enqueued, which stays); a paused schedule gets
-        // one when it is resumed.
-        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, notBefore(current, now));
+        // The next timer is replaced; a paused schedule gets one when it is resumed.
+        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, now);
       }
       return patch;
     });
   }
 
-  /** Pausing a paused schedule changes nothing; an occurrence enqueued ahead of its instant is cancelled. */
-  async pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
+  /** Pausing a paused schedule changes nothing; an occurrence fired ahead of its instant is withdrawn. */
+  pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
-    const paused = await this.change(project, scheduleId, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null, updatedAt: now }));
-    await cancelEnqueuedOccurrence(this.stores.idempotency, this.stores.requests, paused, now);
-    return paused;
+    return this.change(project, scheduleId, now, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null }));
   }
 
   /** The next occurrence after now: the time it spent paused is not caught up. Resuming an active one changes nothing. */
   resume(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
-    return this.change(project, scheduleId, (current) =>
-      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, notBefore(current, now)), updatedAt: now },
+    return this.change(project, scheduleId, now, (current) =>
+      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, now) },
     );
   }
 
-  /** Removes the schedule and its timer; its past requests stay, each with its own lifecycle and retention. */
+  /**
+   * Removes the schedule and its timer; its past requests stay, each with its own lifecycle and retention. An
+   * occurrence fired ahead of its instant is withdrawn first, so a delete that fails part way leaves nothing of it
+   * behind and its retry finds the schedule to delete; and again after, for a firing that moved the schedule on
+   * between the look and the delete (one that comes later finds the schedule gone and withdraws what it fired).
+   */
   async delete(project: Project, scheduleId: string): Promise<void> {
     const schedule = await visibleSchedule(this.schedules, project, scheduleId);
+    const now = this.clock.now();
+    await this.withdrawal.aheadOf(schedule, now);
     if (!(await this.schedules.delete(project.id, schedule.id))) {
       throw new FerryError('NOT_FOUND', `No schedule ${quoteInput(scheduleId)} in this project.`);
     }
     await this.usage.release(project.id, SCHEDULE_COUNT_PERIOD, 1);
-    await cancelEnqueuedOccurrence(this.stores.idempotency, this.stores.requests, schedule, this.clock.now());
+    await this.withdrawal.aheadOf(schedule, now);
   }
 
-  /** Applies the patch `decide` makes of the current schedule (null: nothing to change), again on every conflict. */
+  /**
+   * Applies the patch `decide` makes of the schedule as it reads now (null: nothing to change), again on every
+   * conflict. What the schedule fired ahead of now is withdrawn before the write and taken back in it, and the
+   * write moves the schedule to a new revision, so whatever fires next is a new occurrence under the new definition.
+   */
   private async change(
     project: Project,
     scheduleId: string,
+    now: number,
     decide: (current: StoredSchedule) => SchedulePatch | null,
   ): Promise<StoredSchedule> {
     for (let tries = 0; tries < MAX_CHANGE_TRIES; tries++) {
       const current = await visibleSchedule(this.schedules, project, scheduleId);
-      const patch = decide(current);
-      if (patch === null) return current;
+      const decided = decide(scheduleAsOf(current, now));
+      if (decided === null) return scheduleAsOf(current, now);
+      // Withdrawn before the write: a change whose write then fails is completed by its retry, which finds the same.
+      await this.withdrawal.aheadOf(current, now);
+      const patch: SchedulePatch = { ...takeBackPatch(current, now), ...decided, updatedAt: revisedAt(current, now) };
       try {
         const updated = await this.schedules.update(project.id, current.id, current.version, patch);
         this.onChanged(updated);
-        return updated;
+        return scheduleAsOf(updated, now);
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
       }
@@ -186,11 +207,6 @@ export class ScheduleCommands {
   private validation(now: number) {
     return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
   }
-}
-
-/** Occurrences are computed after now, and after one already enqueued ahead of its instant. */
-function notBefore(s: StoredSchedule, now: number): number {
-  return Math.max(now, s.lastRunAt ?? now);
 }
 
 function plannedId(recorded: string | null): string | null {

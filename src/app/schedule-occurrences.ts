@@ -2,6 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import type { Project } from '../domain/project.js';
+import { occurrenceCreatedAt } from '../domain/schedule/enqueued-ahead.js';
 import type { RunOutcome, StoredSchedule } from '../domain/schedule/schedule.js';
 import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../domain/validation/index.js';
 import type { ProjectStore } from '../ports/projects.js';
@@ -14,10 +15,12 @@ const MAX_CACHED_PROJECTS = 10_000;
 /**
  * Turns a schedule's occurrence into an ordinary request, through the same accept path as every other request.
  *
- * An occurrence is identified by its schedule and its instant: its idempotency key is the instant, in the scope of
- * the schedule's ID. A second firing of the same occurrence (after a crash right after the first, or by another
- * process racing for it) finds the first one's request instead of creating another, and waits for it while the
- * first is still under way.
+ * An occurrence is identified by its schedule, its instant and the schedule's revision (its `updatedAt`, see
+ * `revisedAt`): its idempotency key is the instant and the revision, in the scope of the schedule's ID. A second
+ * firing of the same occurrence (after a crash right after the first, or by another process racing for it) finds
+ * the first one's request instead of creating another, and waits for it while the first is still under way. An
+ * occurrence withdrawn before its instant because the schedule changed (see `OccurrenceWithdrawal`) is fired again
+ * under the new revision: a new key, so the withdrawn one's record does not answer for it.
  */
 export class ScheduleOccurrences {
   private readonly projects = new Map<string, { project: Project; until: number }>();
@@ -29,14 +32,16 @@ export class ScheduleOccurrences {
   ) {}
 
   /**
-   * Creates the request of `schedule`'s occurrence at `at`, due at that instant (scheduled for it when enqueued
-   * ahead); skipped when the monthly allowance is reached.
+   * Creates the request of `schedule`'s occurrence at `at`, due at that instant and created as of it when enqueued
+   * ahead (see `enqueued-ahead.ts`); skipped when the monthly allowance is reached.
    */
   async fire(schedule: StoredSchedule, at: number): Promise<RunOutcome> {
     const project = await this.project(schedule.projectId);
-    const key = { key: occurrenceKey(at), fingerprint: fingerprint('occurrence', [schedule.id, at]), field: 'schedule' };
+    const revision = schedule.updatedAt;
+    const key = { key: occurrenceKey(at, revision), fingerprint: fingerprint('occurrence', [schedule.id, at, revision]), field: 'schedule' };
+    const options = { keyScope: schedule.id, createdAt: occurrenceCreatedAt(at, this.clock.now()) };
     try {
-      await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], schedule.id);
+      await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], options);
       return 'enqueued';
     } catch (err) {
       if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return 'skipped_usage_limit';
@@ -56,9 +61,9 @@ export class ScheduleOccurrences {
   }
 }
 
-/** The idempotency key of the occurrence at `at`, in the scope of its schedule's ID. */
-export function occurrenceKey(at: number): string {
-  return `occurrence:${at}`;
+/** The idempotency key of the occurrence at `at` under the schedule's revision `revision`, in the scope of its ID. */
+export function occurrenceKey(at: number, revision: number): string {
+  return `occurrence:${at}:${revision}`;
 }
 
 /** Every occurrence is a POST of the schedule's JSON body, with its headers and retry budget. */

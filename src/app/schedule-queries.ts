@@ -4,6 +4,7 @@ import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { isScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
+import { scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import { runTimes } from '../domain/schedule/next-run.js';
 import { validatePreview, validateScheduleListLimit, type PreviewInput } from '../domain/validation/index.js';
@@ -21,7 +22,10 @@ const UNPAGED_READ = 1_000;
 /** Schedule list cursors are bound to this, so a request list cursor is refused here and the other way round. */
 const SCHEDULE_LIST = fingerprint('schedule-list', {});
 
-/** The read side of the schedule API, scoped to the caller's project, and the preview of a timing. */
+/**
+ * The read side of the schedule API, scoped to the caller's project, and the preview of a timing. Schedules read as
+ * they are now (`scheduleAsOf`): an occurrence fired ahead of its instant is not their last run before then.
+ */
 export class ScheduleQueries {
   constructor(
     private readonly schedules: ScheduleStore,
@@ -32,14 +36,15 @@ export class ScheduleQueries {
   /** Every schedule, newest first; one page of them when `limit` or `cursor` is given. */
   async list(project: Project, input: { limit?: number; cursor?: string }): Promise<SchedulePage> {
     const paged = input.limit !== undefined || input.cursor !== undefined;
-    if (!paged) return { items: await this.all(project.id), page: null };
+    const now = this.clock.now();
+    if (!paged) return { items: (await this.all(project.id)).map((s) => scheduleAsOf(s, now)), page: null };
     const limit = validateScheduleListLimit(input.limit);
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, SCHEDULE_LIST, this.cursorSecret);
     const rows = await this.schedules.list({ projectId: project.id, afterId: after?.id, limit: limit + 1 });
     const items = rows.slice(0, limit);
     const last = items.at(-1);
     const next = rows.length > limit && last !== undefined ? encodeCursor({ createdAt: last.createdAt, id: last.id }, SCHEDULE_LIST, this.cursorSecret) : null;
-    return { items, page: { next } };
+    return { items: items.map((s) => scheduleAsOf(s, now)), page: { next } };
   }
 
   /** Every schedule of the project, read a bounded page at a time (the schedule allowance bounds the total). */
@@ -52,8 +57,8 @@ export class ScheduleQueries {
     }
   }
 
-  get(project: Project, scheduleId: string): Promise<StoredSchedule> {
-    return visibleSchedule(this.schedules, project, scheduleId);
+  async get(project: Project, scheduleId: string): Promise<StoredSchedule> {
+    return scheduleAsOf(await visibleSchedule(this.schedules, project, scheduleId), this.clock.now());
   }
 
   /** The next occurrences of a timing, by exactly the rules that fire schedules; nothing is stored. */

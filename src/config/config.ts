@@ -27,7 +27,7 @@ export interface Config {
   readonly allowPrivateDestinations: boolean;
   /** How long a verified API key is trusted before it is looked up again (so a revocation applies within it). */
   readonly authCacheMs: number;
-  /** How long before its instant a schedule's occurrence is enqueued, as a request scheduled for the instant. */
+  /** How long before its instant a schedule's occurrence is enqueued; it is shown only from its instant on. */
   readonly scheduleLeadMs: number;
   /** What this process does: serve the API, deliver requests, or both. */
   readonly roles: { readonly api: boolean; readonly delivery: boolean };

@@ -56,7 +56,10 @@ export interface RequestStore {
   insertMany(requests: readonly StoredRequest[]): Promise<void>;
   /** The request, or null when it does not exist in this project. */
   get(projectId: string, id: string): Promise<StoredRequest | null>;
-  /** Matching requests in list order, at most `limit`. */
+  /**
+   * Matching requests in list order, at most `limit`. An occurrence withdrawn before its instant (`isWithdrawn`)
+   * never existed and is never listed; `get` still finds it.
+   */
   list(query: RequestListQuery): Promise<StoredRequest[]>;
   /** True when the project has terminal requests created before `cutoff`. */
   hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean>;

@@ -10,6 +10,7 @@ import { startServiceTracing, type ServiceTracing } from '../adapters/telemetry/
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
+import { OccurrenceWithdrawal } from '../app/enqueued-occurrence.js';
 import { DEFAULT_GUARD_TIMINGS, IdempotencyGuard } from '../app/idempotency-guard.js';
 import { KeyUses } from '../app/key-uses.js';
 import { ProjectAdmin } from '../app/project-admin.js';
@@ -352,9 +353,11 @@ function scheduleFiring(
   hooks: ServiceHooks,
 ): ScheduleFiring {
   const occurrences = new ScheduleOccurrences(acceptor, backend.projects, clock);
+  const withdrawal = new OccurrenceWithdrawal(backend, clock);
   return new ScheduleFiring({
     schedules: backend.schedules,
     fire: (schedule, at) => occurrences.fire(schedule, at),
+    withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
     idlePollMs: config.delivery.idlePollMs,
     leadMs: config.scheduleLeadMs,

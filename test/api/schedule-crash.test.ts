@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyGuard } from '../../src/app/idempotency-guard.js';
 import { ProjectAdmin } from '../../src/app/project-admin.js';
+import { ScheduleCommands } from '../../src/app/schedule-commands.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { newScheduleId } from '../../src/domain/ids.js';
 import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
@@ -9,7 +11,17 @@ import { Api, eventually } from '../support/api-client.js';
 import { openTestBackend, prepareStorage, TEST_BACKEND } from '../support/deployment.js';
 import { startDestination, type Destination } from '../support/destination.js';
 import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
-import { diesBeforeRecording, expectOneRequestPerOccurrence, firingWorker, occurrenceRequestIds, recurringRequests, rewrite, schedulerLog, withStorage } from '../support/occurrences.js';
+import {
+  diesBeforeRecording,
+  expectOneRequestPerOccurrence,
+  firingWorker,
+  occurrenceRequestIds,
+  recurringRequests,
+  revisionOf,
+  rewrite,
+  schedulerLog,
+  withStorage,
+} from '../support/occurrences.js';
 import { at, interval, iso, Schedules, secondsAhead, type ScheduleDetail } from '../support/schedule-client.js';
 
 /**
@@ -61,15 +73,14 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     const t1 = Date.parse(startsAt);
     const s = await schedules.created({ name: 'killed', timing: interval(60, startsAt), request: { url: `${dest.url}${path}`, body: { n: 1 } } });
 
-    // Polled as fast as the API answers: the kill lands within milliseconds of the request being stored.
-    const api = new Api(ferry.baseUrl, apiKey);
-    await eventually(async () => {
-      const res = await api.call<{ items: unknown[] }>('GET', '/requests?source=recurring');
-      return res.body.data.items.length > 0 ? true : undefined;
-    }, 60_000);
-    await ferry.kill();
+    // Polled in storage, where the request exists from its firing, ahead of its instant (the API shows it only from
+    // then on): the kill lands within milliseconds of the request being stored.
+    await withStorage(dataDir, async (b) => {
+      await eventually(async () => ((await recurringRequests(b, projectId)).has(s.id) ? true : undefined), 60_000);
+      await ferry.kill();
+    });
     // Where the kill landed, for the record: before or after the occurrence's outcome and the schedule's move.
-    const [left, record] = await withStorage(dataDir, async (b) => [await b.schedules.get(projectId, s.id), await occurrenceRequestIds(b, s.id, t1)] as const);
+    const [left, record] = await withStorage(dataDir, async (b) => [await b.schedules.get(projectId, s.id), await occurrenceRequestIds(b, revisionOf(s), t1)] as const);
     console.info(`killed with the occurrence ${record?.length ? 'recorded' : 'not yet recorded'}, the schedule ${left?.nextRunAt === t1 ? 'not yet moved on' : 'moved on'}`);
 
     const again = await startFerry({ dataDir, env: env() });
@@ -139,7 +150,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
       // A process firing t1 that dies after its request is stored, before the idempotency record gets its outcome.
       void diesBeforeRecording(b).fire(schedule, t1);
       const made = await eventually(async () => (await recurringRequests(b, projectId)).get(s.id), 30_000);
-      expect(await occurrenceRequestIds(b, s.id, t1)).toEqual([]);
+      expect(await occurrenceRequestIds(b, schedule, t1)).toEqual([]);
       return made.map((r) => r.id);
     });
     expect(stored).toHaveLength(1);
@@ -212,6 +223,8 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
         nextRunAt: t1,
         lastRunAt: null,
         lastRunOutcome: null,
+        previousRunAt: null,
+        previousRunOutcome: null,
         createdAt: t1,
         updatedAt: t1,
         version: 1,
@@ -273,6 +286,68 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     }
   }, 180_000);
 
+  it('an update through the API landing between an occurrence\'s firing ahead and the schedule\'s move: one request, with the new definition', async () => {
+    const dataDir = newDataDir();
+    await prepareStorage(dataDir);
+    const backend = await openTestBackend(dataDir);
+    const events: SchedulerEvent[] = [];
+    let stop = async (): Promise<void> => undefined;
+    try {
+      const { project } = await new ProjectAdmin(backend.projects, systemClock).createProject({ name: 'update race' });
+      const commands = new ScheduleCommands(backend, new IdempotencyGuard(backend.idempotency, systemClock), systemClock, { allowPrivateDestinations: true });
+      // Every hour from half a minute from now, fired ahead at once under a lead of a minute.
+      const t1 = Math.floor((Date.now() + 30_000) / 1000) * 1000;
+      const s = await commands.create(
+        project,
+        { name: 'raced', timing: { type: 'interval', everySeconds: 3600, startsAt: iso(t1) }, request: { url: 'https://example.com/old', body: { v: 1 } } },
+        'update-race',
+      );
+      // The worker's first move of the schedule after firing waits for an update made through the API meanwhile.
+      let raced = false;
+      const racing: ScheduleStore = {
+        ...backend.schedules,
+        get: (p, id) => backend.schedules.get(p, id),
+        list: (q) => backend.schedules.list(q),
+        insert: (x) => backend.schedules.insert(x),
+        delete: (p, id) => backend.schedules.delete(p, id),
+        due: (now, limit, shards) => backend.schedules.due(now, limit, shards),
+        nextDueAt: (shards) => backend.schedules.nextDueAt(shards),
+        update: async (p, id, version, patch) => {
+          if (!raced && patch.lastRunAt !== undefined) {
+            raced = true;
+            await commands.update(project, id, { request: { url: 'https://example.com/new', body: { v: 2 } } });
+          }
+          return backend.schedules.update(p, id, version, patch);
+        },
+      };
+      const { worker, allowance } = firingWorker(backend, { schedules: racing, leadMs: MINUTE, onEvent: (e) => events.push(e) });
+      stop = async () => {
+        await worker.stop();
+        await allowance.releaseAll();
+      };
+      worker.start();
+
+      const fired = await eventually(async () => {
+        const stored = await backend.schedules.get(project.id, s.id);
+        return stored?.lastRunAt === t1 ? stored : undefined;
+      }, 60_000);
+      await stop();
+      expect(raced).toBe(true);
+      expect(Date.now()).toBeLessThan(t1);
+      // Fired twice, the first time under the definition the update replaced; that request was withdrawn.
+      expect(events.filter((e) => e.type === 'occurrence_fired').map((e) => e.type === 'occurrence_fired' && e.at)).toEqual([t1, t1]);
+      const [id] = await expectOneRequestPerOccurrence(backend, project.id, s.id, [t1]);
+      const request = await backend.requests.get(project.id, id!);
+      expect(request).toMatchObject({ url: 'https://example.com/new', createdAt: t1, status: 'queued' });
+      expect(new TextDecoder().decode(request!.body!)).toBe('{"v":2}');
+      expect(fired).toMatchObject({ nextRunAt: t1 + 60 * MINUTE, lastRunOutcome: 'enqueued', previousRunAt: null });
+      expect(events.filter((e) => e.type === 'scheduler_error')).toEqual([]);
+    } finally {
+      await stop().catch(() => undefined);
+      await backend.close();
+    }
+  }, 120_000);
+
   it('after a downtime over several occurrences, only the most recent one fires, once, and the schedule carries on from it', async () => {
     const { dataDir, ferry, projectId, schedules } = await deployment();
     const path = '/catch-up';
@@ -303,7 +378,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
       expect(d).toMatchObject({ status: 'active', last_run_outcome: 'enqueued' });
       const [id] = await withStorage(dataDir, async (b) => {
         // The occurrences in between were skipped, not fired late.
-        for (const skipped of [g0 + 10 * MINUTE, g0 + 20 * MINUTE]) expect(await b.idempotency.get(s.id, `occurrence:${skipped}`, Date.now())).toBeNull();
+        for (const skipped of [g0 + 10 * MINUTE, g0 + 20 * MINUTE]) expect(await occurrenceRequestIds(b, revisionOf(s), skipped)).toBeNull();
         return expectOneRequestPerOccurrence(b, projectId, s.id, [latest]);
       });
       const [got] = await dest.waitForRequests(path, 1, 30_000);
@@ -340,7 +415,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
       expect(d).toMatchObject({ status: 'active', last_run_outcome: 'enqueued' });
       await withStorage(dataDir, async (b) => {
         expect((await recurringRequests(b, projectId)).get(s.id)).toBeUndefined();
-        expect(await b.idempotency.get(s.id, `occurrence:${missed}`, Date.now())).toBeNull();
+        expect(await occurrenceRequestIds(b, revisionOf(s), missed)).toBeNull();
       });
       expect(log.missed.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
         expect.objectContaining({ level: 'warn', schedule_id: s.id, at: iso(missed) }),

@@ -32,7 +32,7 @@ async function readKeyspace(keyspace: string): Promise<Stored> {
       return rows;
     };
     // One row per attempt (or one without attempt columns): the request's own columns are static.
-    const byId = new Map<string, Omit<StoredOccurrence, 'at'>>();
+    const byId = new Map<string, Omit<StoredOccurrence, 'at' | 'firedAt'>>();
     const rows = await all(`SELECT id, attempt_number, schedule_id, created_at, source, status, started_at, attempt_started_at FROM ${keyspace}.requests`);
     for (const r of rows) {
       if (r['source'] !== 'recurring') continue;
@@ -49,8 +49,10 @@ async function readKeyspace(keyspace: string): Promise<Stored> {
       byId.set(id, entry);
     }
     const requests = [...byId.values()];
-    const keys = (await all(`SELECT project_id, key, outcome FROM ${keyspace}.idempotency_keys`)).flatMap(
-      (k) => occurrenceKey(String(k['project_id']), String(k['key']), (k['outcome'] as string | null) ?? null) ?? [],
+    const keys = (await all(`SELECT project_id, key, outcome, claimed_at FROM ${keyspace}.idempotency_keys`)).flatMap(
+      (k) =>
+        occurrenceKey(String(k['project_id']), String(k['key']), (k['outcome'] as string | null) ?? null, k['claimed_at'] == null ? null : Number(k['claimed_at'])) ??
+        [],
     );
     const outcomes = new Map<string, number>();
     for (const s of await all(`SELECT last_run_outcome FROM ${keyspace}.schedules`)) {

@@ -39,12 +39,13 @@ function readEmbedded(dataDir: string): Stored {
       firstAttemptAt: r.attempt_started_at,
     }));
     const keys = (
-      db.prepare("SELECT project_id, key, outcome FROM idempotency WHERE key LIKE 'occurrence:%'").all() as Array<{
+      db.prepare("SELECT project_id, key, outcome, claimed_at FROM idempotency WHERE key LIKE 'occurrence:%'").all() as Array<{
         project_id: string;
         key: string;
         outcome: string | null;
+        claimed_at: number;
       }>
-    ).flatMap((k) => occurrenceKey(k.project_id, k.key, k.outcome) ?? []);
+    ).flatMap((k) => occurrenceKey(k.project_id, k.key, k.outcome, k.claimed_at) ?? []);
     const outcomes = db.prepare("SELECT coalesce(last_run_outcome, 'none') AS o, count(*) AS n FROM schedules GROUP BY o").all() as Array<{ o: string; n: number }>;
     return { ...joinOccurrences(requests, keys), schedules: new Map(outcomes.map((r) => [r.o, r.n])) };
   } finally {

@@ -14,13 +14,17 @@ export interface StoredOccurrence {
   /** When delivery claimed it (the request's started_at) and when its first attempt started. */
   startedAt: number | null;
   firstAttemptAt: number | null;
-  /** From the idempotency record `occurrence:<instant>` in the schedule's scope that names this request. */
+  /** From the idempotency record `occurrence:<instant>:<revision>` in the schedule's scope that names this request. */
   at: number | null;
+  /** When its firing claimed that record: when the occurrence was fired, ahead of its instant or not. */
+  firedAt: number | null;
 }
 
 export interface OccurrenceKey {
   scheduleId: string;
   at: number;
+  /** When the record was claimed (or last taken over). */
+  claimedAt: number | null;
   requestIds: string[];
   /** The claim was never completed (no outcome recorded). */
   open: boolean;
@@ -34,9 +38,9 @@ export interface Stored {
   schedules: Map<string, number>;
 }
 
-export function occurrenceKey(scheduleId: string, key: string, outcome: string | null): OccurrenceKey | null {
+export function occurrenceKey(scheduleId: string, key: string, outcome: string | null, claimedAt: number | null): OccurrenceKey | null {
   if (!key.startsWith('occurrence:')) return null;
-  const at = Number(key.slice('occurrence:'.length));
+  const at = Number(key.split(':')[1]);
   let requestIds: string[] = [];
   if (outcome !== null) {
     try {
@@ -45,16 +49,19 @@ export function occurrenceKey(scheduleId: string, key: string, outcome: string |
       requestIds = [];
     }
   }
-  return { scheduleId, at, requestIds, open: outcome === null };
+  return { scheduleId, at, claimedAt, requestIds, open: outcome === null };
 }
 
 export function joinOccurrences(
-  requests: Array<Omit<StoredOccurrence, 'at'>>,
+  requests: Array<Omit<StoredOccurrence, 'at' | 'firedAt'>>,
   keys: OccurrenceKey[],
 ): { occurrences: StoredOccurrence[]; keys: OccurrenceKey[] } {
-  const atOf = new Map<string, number>();
-  for (const k of keys) for (const id of k.requestIds) atOf.set(id, k.at);
-  return { occurrences: requests.map((r) => ({ ...r, at: atOf.get(r.requestId) ?? null })), keys };
+  const keyOf = new Map<string, OccurrenceKey>();
+  for (const k of keys) for (const id of k.requestIds) keyOf.set(id, k);
+  return {
+    occurrences: requests.map((r) => ({ ...r, at: keyOf.get(r.requestId)?.at ?? null, firedAt: keyOf.get(r.requestId)?.claimedAt ?? null })),
+    keys,
+  };
 }
 
 /** The measured occurrences: schedule i fires at firstBoundary + offsetOf(i) + k minutes, k < minutes. */
@@ -79,7 +86,7 @@ export interface Analysis {
   orphans: number;
   openClaims: number;
   notSucceeded: Map<string, number>;
-  /** created_at − instant: negative when the request was created ahead of its instant. */
+  /** When the occurrence was fired − instant: negative when its request was created ahead of its instant. */
   creation: Stats;
   creationPerMinute: Stats[];
   /** The request's started_at (claimed by delivery) and its first attempt's start, − instant. */
@@ -95,14 +102,13 @@ export interface Analysis {
 }
 
 export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arrival[]): Analysis {
-  const { ids, firstBoundary, minutes, offsetOf, scheduleLeadMs } = run;
+  const { ids, firstBoundary, minutes, offsetOf } = run;
   const index = new Map(ids.map((id, i) => [id, i]));
   const expectedAt = (i: number, k: number) => firstBoundary + offsetOf(i) + k * MINUTE;
   const windowEnd = firstBoundary + minutes * MINUTE;
-  // The instant a request was most likely created for: it is created at (instant − lead) or after, within a
-  // minute. With no lead this is the minute of created_at (for cron).
-  const instantCreatedFor = (createdAt: number, i: number) =>
-    Math.floor((createdAt + scheduleLeadMs - offsetOf(i)) / MINUTE) * MINUTE + offsetOf(i);
+  // The instant a request was most likely created for: its created_at is that instant when it was enqueued ahead,
+  // and within a minute after it otherwise (for cron, the minute of created_at).
+  const instantCreatedFor = (createdAt: number, i: number) => Math.floor((createdAt - offsetOf(i)) / MINUTE) * MINUTE + offsetOf(i);
 
   // ---- exactly once: one request per (schedule, instant) of the measured minutes
   const byOccurrence = new Map<string, StoredOccurrence[]>();
@@ -123,7 +129,7 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
     const list = byOccurrence.get(key) ?? [];
     list.push(o);
     byOccurrence.set(key, list);
-    // Independent of the idempotency records: per schedule, one request per minute of (created_at + lead).
+    // Independent of the idempotency records: per schedule, one request per minute of created_at.
     const minuteKey = `${o.scheduleId}@${instantCreatedFor(o.createdAt, i)}`;
     byCreatedMinute.set(minuteKey, (byCreatedMinute.get(minuteKey) ?? 0) + 1);
   }
@@ -145,10 +151,13 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
       }
       if (list.length > 1) duplicates.push({ scheduleId: id, at, requests: list.map((o) => o.requestId) });
       const first = list.reduce((a, b) => (a.createdAt <= b.createdAt ? a : b));
-      creation.push(first.createdAt - at);
+      // created_at is never before the instant (an occurrence enqueued ahead is created as of it): when it was
+      // really stored is told by its firing's claim of the idempotency record.
+      const fired = (first.firedAt ?? first.createdAt) - at;
+      creation.push(fired);
       if (first.startedAt !== null) claim.push(first.startedAt - at);
       if (first.firstAttemptAt !== null) firstAttempt.push(first.firstAttemptAt - at);
-      creationPerMinute[k]!.push(first.createdAt - at);
+      creationPerMinute[k]!.push(fired);
       for (const o of list) {
         instantOf.set(o.requestId, { at, minute: k, scheduleId: id });
         if (o.status !== 'succeeded') notSucceeded.set(o.status, (notSucceeded.get(o.status) ?? 0) + 1);

@@ -6,13 +6,13 @@
  *    60 s, `starts_at` spread over the minute). Created through the API, `--concurrency` at once, before the first
  *    measured boundary; then `--minutes` (3) boundaries are measured (`schedules-firing.ts`). Afterwards the SQLite
  *    file is read (read-only): every request of the measured occurrences, with the occurrence instant taken from
- *    its idempotency record (`occurrence:<instant>` in the schedule's scope), so each (schedule, instant) must have
- *    exactly one request: zero missing, zero duplicates (also counted per schedule and minute of `created_at` +
- *    the lead) (`schedules-occurrences.ts`). The service enqueues each occurrence FERRY_SCHEDULE_LEAD_MS (10 s by
- *    default; set it in this process's environment, it passes through) before its instant, as a request
- *    scheduled for it, so creation lateness = request `created_at` − instant is negative when created ahead, and
- *    "created by the instant" is the share ≤ 0; claim and first-attempt lateness from the request's `started_at`
- *    and its first attempt; delivery lateness = first arrival at the destination − instant, the headline figure.
+ *    its idempotency record (`occurrence:<instant>:<revision>` in the schedule's scope), so each (schedule,
+ *    instant) must have exactly one request: zero missing, zero duplicates (also counted per schedule and minute
+ *    of `created_at`) (`schedules-occurrences.ts`). The service enqueues each occurrence FERRY_SCHEDULE_LEAD_MS
+ *    (10 s by default; set it in this process's environment, it passes through) before its instant, as a request
+ *    created as of that instant, so creation lateness = the firing's claim of that record − instant is negative
+ *    when created ahead, and "created by the instant" is the share ≤ 0; claim and first-attempt lateness from the
+ *    request's `started_at` and its first attempt; delivery lateness = first arrival at the destination − instant, the headline figure.
  *    CPU of the Ferry process (and of this one, which holds the destination) per firing window (boundary − lead −
  *    0.5 s to the last arrival of that minute) and over the whole measured minutes (shifted back by the lead too),
  *    and per Ferry thread its time on a CPU and runnable but waiting for one (`thread-meter.ts`); RSS before,
@@ -90,7 +90,7 @@ function report(r: FiringResult, title: string, names: readonly string[], opts: 
   }
   if (r.duplicates.length > 0) console.log(`  duplicates e.g. ${r.duplicates.slice(0, 3).map((m) => `${m.scheduleId}@${iso(m.at)}: ${m.requests.join(',')}`).join('; ')}`);
   console.log(`  schedules' last_run_outcome: ${[...r.scheduleOutcomes].map(([o, n]) => `${o} ${n}`).join(', ')}`);
-  console.log(`creation lateness (created_at − instant, negative: ahead of it): ${fmtStats(r.creation)}; created by the instant ${fmtShare(r.creation)}`);
+  console.log(`creation lateness (fired − instant, negative: created ahead of it): ${fmtStats(r.creation)}; created by the instant ${fmtShare(r.creation)}`);
   r.creationPerMinute.forEach((s, k) => console.log(`  minute ${k + 1}: ${fmtStats(s)}; created by the instant ${fmtShare(s)}`));
   console.log(`claim lateness (started_at − instant): ${fmtStats(r.claim)}`);
   console.log(`first attempt lateness (attempt 1 started_at − instant): ${fmtStats(r.firstAttempt)}`);

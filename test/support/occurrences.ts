@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import { AcceptRequests } from '../../src/app/accept-requests.js';
 import { AllowanceLeases } from '../../src/app/allowance-leases.js';
+import { OccurrenceWithdrawal } from '../../src/app/enqueued-occurrence.js';
 import { IdempotencyGuard } from '../../src/app/idempotency-guard.js';
-import { ScheduleOccurrences } from '../../src/app/schedule-occurrences.js';
+import { occurrenceKey, ScheduleOccurrences } from '../../src/app/schedule-occurrences.js';
 import { systemClock, type Clock } from '../../src/domain/clock.js';
 import type { Acceptance, StoredRequest } from '../../src/domain/request.js';
 import type { SchedulePatch, StoredSchedule } from '../../src/domain/schedule/schedule.js';
@@ -40,19 +41,30 @@ export async function recurringRequests(backend: Backend, projectId: string): Pr
 }
 
 /**
- * The request IDs the occurrence of `scheduleId` at `at` answered with, from its idempotency record (key
- * `occurrence:<at>` in the schedule's scope); null when that occurrence never fired, [] while its firing is unfinished.
+ * The request IDs the occurrence of `schedule` at `at` answered with, from its idempotency record (the instant and
+ * the schedule's revision, its `updatedAt`, in the schedule's scope); null when that occurrence never fired under
+ * this revision, [] while its firing is unfinished.
  */
-export async function occurrenceRequestIds(backend: Backend, scheduleId: string, at: number): Promise<string[] | null> {
-  const record = await backend.idempotency.get(scheduleId, `occurrence:${at}`, Date.now());
+export async function occurrenceRequestIds(
+  backend: Backend,
+  schedule: Pick<StoredSchedule, 'id' | 'updatedAt'>,
+  at: number,
+): Promise<string[] | null> {
+  const record = await backend.idempotency.get(schedule.id, occurrenceKey(at, schedule.updatedAt), Date.now());
   if (record === null) return null;
   return record.outcome === null ? [] : (JSON.parse(record.outcome) as Acceptance[]).map((a) => a.id);
 }
 
+/** The identity and revision of a schedule as the API answers it: its `updated_at` is its revision, to the millisecond. */
+export function revisionOf(s: { readonly id: string; readonly updated_at: string }): Pick<StoredSchedule, 'id' | 'updatedAt'> {
+  return { id: s.id, updatedAt: Date.parse(s.updated_at) };
+}
+
 /**
  * Asserts that the schedule made exactly one request for each of `instants` and no other: each occurrence's record
- * names one request, the requests are distinct, and they are all the schedule's requests in storage. Answers the
- * request ID of each instant.
+ * (under the schedule's revision as stored now) names one request, the requests are distinct, and they are all the
+ * schedule's requests in storage (withdrawn ones never existed, and are not listed). Answers the request ID of each
+ * instant.
  */
 export async function expectOneRequestPerOccurrence(
   backend: Backend,
@@ -60,10 +72,12 @@ export async function expectOneRequestPerOccurrence(
   scheduleId: string,
   instants: readonly number[],
 ): Promise<string[]> {
+  const schedule = await backend.schedules.get(projectId, scheduleId);
+  expect(schedule, `schedule ${scheduleId}`).not.toBeNull();
   const stored = (await recurringRequests(backend, projectId)).get(scheduleId) ?? [];
   const ids: string[] = [];
   for (const at of instants) {
-    const named = await occurrenceRequestIds(backend, scheduleId, at);
+    const named = await occurrenceRequestIds(backend, schedule!, at);
     expect(named, `occurrence ${new Date(at).toISOString()} of ${scheduleId}`).toHaveLength(1);
     ids.push(named![0]!);
   }
@@ -72,11 +86,15 @@ export async function expectOneRequestPerOccurrence(
   return ids;
 }
 
-/** Changes a stored schedule behind the API, as a conditional write on its current version. */
+/**
+ * Changes a stored schedule behind the API, as a conditional write on its current version. Its revision (its
+ * `updatedAt`, part of each occurrence's identity) stays unless `patch` sets it: such a rewrite sets up a state the
+ * scheduler itself could leave, not a change made through the API.
+ */
 export async function rewrite(backend: Backend, projectId: string, id: string, patch: SchedulePatch): Promise<StoredSchedule> {
   const current = await backend.schedules.get(projectId, id);
   expect(current, `schedule ${id}`).not.toBeNull();
-  return backend.schedules.update(projectId, id, current!.version, { ...patch, updatedAt: Date.now() });
+  return backend.schedules.update(projectId, id, current!.version, patch);
 }
 
 /**
@@ -85,18 +103,21 @@ export async function rewrite(backend: Backend, projectId: string, id: string, p
  */
 export function firingWorker(
   backend: Backend,
-  opts: { schedules?: ScheduleStore; clock?: Clock; onEvent?: (e: SchedulerEvent) => void } = {},
+  opts: { schedules?: ScheduleStore; clock?: Clock; leadMs?: number; onEvent?: (e: SchedulerEvent) => void } = {},
 ): { worker: ScheduleFiring; allowance: AllowanceLeases } {
   const clock = opts.clock ?? systemClock;
   const guard = new IdempotencyGuard(backend.idempotency, clock);
   const allowance = new AllowanceLeases(backend.usage);
   const acceptor = new AcceptRequests(backend.requests, allowance, guard, clock);
   const occurrences = new ScheduleOccurrences(acceptor, backend.projects, clock);
+  const withdrawal = new OccurrenceWithdrawal(backend, clock);
   const worker = new ScheduleFiring({
     schedules: opts.schedules ?? backend.schedules,
     fire: (schedule, at) => occurrences.fire(schedule, at),
+    withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
     idlePollMs: 60_000,
+    leadMs: opts.leadMs ?? 0,
     maxConcurrent: 256,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
   });

@@ -58,6 +58,8 @@ async function aSchedule(overrides: Partial<StoredSchedule> = {}): Promise<Store
     nextRunAt: timing.firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
+    previousRunAt: null,
+    previousRunOutcome: null,
     createdAt: T0,
     updatedAt: T0,
     version: 1,
@@ -108,6 +110,7 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
       }),
   };
   const fired: Fired[] = [];
+  const withdrawn: Array<Fired & { asOf: number; revision: number }> = [];
   const events: SchedulerEvent[] = [];
   const worker = new ScheduleFiring({
     schedules: store,
@@ -115,6 +118,10 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
       track(() => {
         fired.push({ id: schedule.id, at, now: clock.now() });
         return fire(schedule, at);
+      }),
+    withdraw: (schedule, at, asOf) =>
+      track(async () => {
+        withdrawn.push({ id: schedule.id, at, now: clock.now(), asOf, revision: schedule.updatedAt });
       }),
     clock,
     idlePollMs: IDLE_POLL_MS,
@@ -145,7 +152,7 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
   };
   const start = async (): Promise<void> => (worker.start(), settle());
   const errors = () => events.filter((e) => e.type === 'scheduler_error');
-  return { worker, fired, events, looks, settle, advanceTo, start, errors };
+  return { worker, fired, withdrawn, events, looks, settle, advanceTo, start, errors };
 }
 
 describe('ScheduleFiring on the fake clock', () => {
@@ -417,6 +424,98 @@ describe('ScheduleFiring on the fake clock', () => {
     expect(clock.nextAt).toBe(T1 + MINUTE - lead);
     await w.advanceTo(T1 + MINUTE - lead);
     expect(w.fired.map((f) => [f.at, f.now])).toEqual([[T1, T1 - lead], [T1 + MINUTE, T1 + MINUTE - lead]]);
+    // The run before the one fired ahead is kept: it reads as the last run until the new one's instant.
+    expect(await stored(s.id)).toMatchObject({ lastRunAt: T1 + MINUTE, previousRunAt: T1, previousRunOutcome: 'enqueued' });
+    expect(w.withdrawn).toEqual([]);
     expect(w.errors()).toEqual([]);
+  });
+
+  it('a pause between firing ahead and moving on, before the instant: what was fired is withdrawn as of the pause, nothing is recorded', async () => {
+    const clock = new FakeClock(T0);
+    const lead = 10 * SECOND;
+    const s = await aSchedule();
+    // As the API pauses it (a new revision, see ScheduleCommands), while the occurrence is being fired ahead.
+    const w = firing(
+      clock,
+      async (current) => {
+        const fresh = (await backend.schedules.get(PROJECT, current.id))!;
+        await backend.schedules.update(PROJECT, current.id, fresh.version, { status: 'paused', nextRunAt: null, updatedAt: clock.now() });
+        return 'enqueued';
+      },
+      undefined,
+      lead,
+    );
+    await w.start();
+    await w.advanceTo(T1 - lead);
+    expect(w.fired).toEqual([{ id: s.id, at: T1, now: T1 - lead }]);
+    expect(w.withdrawn).toEqual([{ id: s.id, at: T1, now: T1 - lead, asOf: T1 - lead, revision: T0 }]);
+    expect(await stored(s.id)).toMatchObject({ status: 'paused', nextRunAt: null, lastRunAt: null, lastRunOutcome: null, previousRunAt: null });
+    await w.advanceTo(T1 + 5 * MINUTE);
+    expect(w.fired).toHaveLength(1);
+    expect(w.errors()).toEqual([]);
+  });
+
+  it('an update between firing ahead and moving on: what was fired is withdrawn, and the occurrence fires again under the new revision', async () => {
+    const clock = new FakeClock(T0);
+    const lead = 10 * SECOND;
+    const s = await aSchedule();
+    const changed = { url: 'https://example.com/changed', headers: [], body: null, retry: 1 };
+    const revisions: number[] = [];
+    const w = firing(
+      clock,
+      async (current) => {
+        revisions.push(current.updatedAt);
+        if (revisions.length === 1) {
+          // As the API updates it before the instant: a new definition and revision, the next run still T1.
+          const fresh = (await backend.schedules.get(PROJECT, current.id))!;
+          await backend.schedules.update(PROJECT, current.id, fresh.version, { request: changed, updatedAt: clock.now() });
+        }
+        return 'enqueued';
+      },
+      undefined,
+      lead,
+    );
+    await w.start();
+    await w.advanceTo(T1 - lead);
+    expect(w.fired.map((f) => [f.at, f.now])).toEqual([[T1, T1 - lead], [T1, T1 - lead]]);
+    expect(revisions).toEqual([T0, T1 - lead]);
+    expect(w.withdrawn).toEqual([{ id: s.id, at: T1, now: T1 - lead, asOf: T1 - lead, revision: T0 }]);
+    expect(await stored(s.id)).toMatchObject({ request: changed, nextRunAt: T1 + MINUTE, lastRunAt: T1, lastRunOutcome: 'enqueued', previousRunAt: null });
+    expect(w.errors()).toEqual([]);
+  });
+
+  it('a schedule deleted between firing ahead and moving on: what was fired is withdrawn', async () => {
+    const clock = new FakeClock(T0);
+    const lead = 10 * SECOND;
+    const s = await aSchedule();
+    const w = firing(
+      clock,
+      async (current) => {
+        await backend.schedules.delete(PROJECT, current.id);
+        return 'enqueued';
+      },
+      undefined,
+      lead,
+    );
+    await w.start();
+    await w.advanceTo(T1 - lead);
+    expect(w.withdrawn).toEqual([{ id: s.id, at: T1, now: T1 - lead, asOf: T1 - lead, revision: T0 }]);
+    expect(await backend.schedules.get(PROJECT, s.id)).toBeNull();
+    expect(w.errors()).toEqual([]);
+  });
+
+  it('a change at or after the instant does not withdraw: the occurrence is a run by then, and is recorded', async () => {
+    const clock = new FakeClock(T0);
+    const s = await aSchedule();
+    // No lead: the occurrence fires at its instant, and the change lands at that same instant.
+    const w = firing(clock, async (current) => {
+      const fresh = (await backend.schedules.get(PROJECT, current.id))!;
+      await backend.schedules.update(PROJECT, current.id, fresh.version, { name: 'renamed', updatedAt: clock.now() });
+      return 'enqueued';
+    });
+    await w.start();
+    await w.advanceTo(T1);
+    expect(w.withdrawn).toEqual([]);
+    expect(await stored(s.id)).toMatchObject({ name: 'renamed', nextRunAt: T1 + MINUTE, lastRunAt: T1, lastRunOutcome: 'enqueued' });
   });
 });

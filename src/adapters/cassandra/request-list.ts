@@ -1,4 +1,5 @@
 import { isTerminal, type StoredRequest } from '../../domain/request.js';
+import { isWithdrawn } from '../../domain/schedule/enqueued-ahead.js';
 import type { ListPosition, RequestListQuery } from '../../ports/requests.js';
 import { mapBounded } from './request-pool.js';
 import { dayOf, lowerUrl, type RequestRows } from './request-rows.js';
@@ -153,9 +154,13 @@ function matches(e: ListEntry, q: RequestListQuery): boolean | undefined {
   return e.source === 'recurring' ? undefined : false;
 }
 
-/** The filters that need the request itself; the schedule is checked again for entries that could not tell. */
+/**
+ * The filters that need the request itself; the schedule is checked again for entries that could not tell. An
+ * occurrence withdrawn before its instant never existed, so it is never listed.
+ */
 function visible(r: StoredRequest, q: RequestListQuery): boolean {
   return (
+    !isWithdrawn(r) &&
     (q.status === undefined || r.status === q.status) &&
     (q.scheduleId === undefined || r.scheduleId === q.scheduleId) &&
     !(isTerminal(r.status) && r.createdAt < q.terminalCutoff)

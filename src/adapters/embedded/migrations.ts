@@ -152,6 +152,12 @@ export const MIGRATIONS: readonly string[] = [
   -- A project's keys, for the operator's listing.
   CREATE INDEX api_keys_by_project ON api_keys (project_id, created_at);
   `,
+  `
+  -- The occurrence a schedule fired before its latest: the last run while the latest one, fired ahead of its
+  -- instant, is not a run yet (see src/domain/schedule/enqueued-ahead.ts).
+  ALTER TABLE schedules ADD COLUMN previous_run_at INTEGER;
+  ALTER TABLE schedules ADD COLUMN previous_run_outcome TEXT;
+  `,
 ];
 
 /**

@@ -5,6 +5,8 @@ import type { EmbeddedDatabase } from './database.js';
 import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
 const TERMINAL_SQL = `(${[...TERMINAL_STATUSES].map((s) => `'${s}'`).join(', ')})`;
+/** Leaves out occurrences withdrawn before their instant, which never existed (`isWithdrawn`, enqueued-ahead.ts). */
+const NOT_WITHDRAWN_SQL = '(cancelled_at IS NULL OR cancelled_at >= created_at)';
 
 export class EmbeddedRequestStore implements RequestStore {
   constructor(private readonly db: EmbeddedDatabase) {}
@@ -27,7 +29,7 @@ export class EmbeddedRequestStore implements RequestStore {
   async list(q: RequestListQuery): Promise<StoredRequest[]> {
     // SQLite reads a negative LIMIT as no limit at all.
     if (q.limit <= 0) return [];
-    const where = ['project_id = @projectId', `(status NOT IN ${TERMINAL_SQL} OR created_at >= @cutoff)`];
+    const where = ['project_id = @projectId', `(status NOT IN ${TERMINAL_SQL} OR created_at >= @cutoff)`, NOT_WITHDRAWN_SQL];
     const params: Record<string, string | number> = { projectId: q.projectId, cutoff: q.terminalCutoff, limit: q.limit };
     const filter = (clause: string, name: string, value: string | number | undefined) => {
       if (value === undefined) return;

@@ -14,7 +14,7 @@ export const TIMER_SET_SQL = "status = 'active' AND next_run_at IS NOT NULL";
 /** Columns read back into a schedule, in the order of `ScheduleValues`. */
 const READ_COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
-  'last_run_outcome', 'created_at', 'updated_at', 'version',
+  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome',
 ] as const;
 
 /** A `schedules` row read in raw mode with `SCHEDULE_SELECT_LIST`. */
@@ -22,6 +22,7 @@ type ScheduleValues = [
   id: string, project_id: string, name: string, timing: string, status: string, url: string, headers: string,
   body: Uint8Array | null, retry: number, next_run_at: number | null, last_run_at: number | null,
   last_run_outcome: string | null, created_at: number, updated_at: number, version: number,
+  previous_run_at: number | null, previous_run_outcome: string | null,
 ];
 
 type BindValue = string | number | Uint8Array | null;
@@ -37,7 +38,7 @@ export function scheduleInsertValues(s: StoredSchedule): BindValue[] {
   const r = s.request;
   return [
     s.id, s.projectId, s.name, timingJson(s.timing), s.status, r.url, JSON.stringify(r.headers), r.body, r.retry,
-    s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version,
+    s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
   ];
 }
 
@@ -61,6 +62,8 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
     createdAt: row[12],
     updatedAt: row[13],
     version: row[14],
+    previousRunAt: row[15],
+    previousRunOutcome: row[16] as RunOutcome | null,
   };
 }
 
@@ -88,6 +91,8 @@ export function schedulePatchAssignments(patch: SchedulePatch): { sets: string; 
   if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
   if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
   if (patch.lastRunOutcome !== undefined) set('last_run_outcome', patch.lastRunOutcome);
+  if (patch.previousRunAt !== undefined) set('previous_run_at', patch.previousRunAt);
+  if (patch.previousRunOutcome !== undefined) set('previous_run_outcome', patch.previousRunOutcome);
   if (patch.updatedAt !== undefined) set('updated_at', patch.updatedAt);
   return { sets, values };
 }

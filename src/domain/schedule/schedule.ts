@@ -27,9 +27,16 @@ export interface StoredSchedule {
   readonly request: ScheduleRequest;
   /** The next occurrence; null while paused. Its timer is what fires it. */
   readonly nextRunAt: number | null;
-  /** The instant of the latest occurrence that fired (or was skipped), not when it was processed. */
+  /**
+   * The instant of the latest occurrence that fired (or was skipped), not when it was processed. It may lie ahead
+   * of now: an occurrence is fired ahead of its instant, and reads as a run only from then on (see
+   * `enqueued-ahead.ts`).
+   */
   readonly lastRunAt: number | null;
   readonly lastRunOutcome: RunOutcome | null;
+  /** The occurrence fired before the latest: the last run while the latest one's instant is still ahead. */
+  readonly previousRunAt: number | null;
+  readonly previousRunOutcome: RunOutcome | null;
   readonly createdAt: number;
   readonly updatedAt: number;
   /** Incremented on every change; conditional updates compare it. */
@@ -38,5 +45,8 @@ export interface StoredSchedule {
 
 /** Fields a conditional update may change. */
 export type SchedulePatch = Partial<
-  Pick<StoredSchedule, 'name' | 'timing' | 'status' | 'request' | 'nextRunAt' | 'lastRunAt' | 'lastRunOutcome' | 'updatedAt'>
+  Pick<
+    StoredSchedule,
+    'name' | 'timing' | 'status' | 'request' | 'nextRunAt' | 'lastRunAt' | 'lastRunOutcome' | 'previousRunAt' | 'previousRunOutcome' | 'updatedAt'
+  >
 >;

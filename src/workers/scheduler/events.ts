@@ -14,8 +14,8 @@ export function recordSchedulerEvent(metrics: ServiceMetrics, event: SchedulerEv
     case 'occurrence_fired':
       metrics.occurrence(event.outcome);
       if (event.outcome === 'enqueued') {
-        // Enqueued ahead of its instant, the request was answered as scheduled for it.
-        metrics.accepted('schedule', event.at > event.firedAt ? 'scheduled' : 'queued', 1);
+        // Created as of its instant, even when enqueued ahead of it: then it is queued, as any request due at once.
+        metrics.accepted('schedule', 'queued', 1);
       } else {
         metrics.allowanceRejected('monthly');
       }

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../../domain/clock.js';
+import { firedPatch } from '../../domain/schedule/enqueued-ahead.js';
 import { planFiring } from '../../domain/schedule/firing.js';
 import type { RunOutcome, SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import { VersionConflict, type ShardScope } from '../../ports/requests.js';
@@ -7,15 +8,20 @@ import type { SchedulerEvent } from './events.js';
 
 export interface ScheduleFiringOptions {
   readonly schedules: ScheduleStore;
-  /** Creates the request of one occurrence; idempotent per schedule and instant. */
+  /** Creates the request of one occurrence; idempotent per schedule, instant and revision (`updatedAt`). */
   readonly fire: (schedule: StoredSchedule, at: number) => Promise<RunOutcome>;
+  /**
+   * Withdraws the occurrence at `at` that `schedule` (as read before firing) fired, unless its request was created by
+   * `asOf`: the schedule changed before that instant, so what was fired no longer applies.
+   */
+  readonly withdraw: (schedule: StoredSchedule, at: number, asOf: number) => Promise<void>;
   readonly clock: Clock;
   /** Longest wait between looks at storage when no occurrence is known to be due sooner. */
   readonly idlePollMs: number;
   /**
-   * How long before its instant an occurrence is enqueued, as a request scheduled for that instant (0: at the
-   * instant). Many schedules share instants (every minute, every hour); creating their requests ahead spreads that
-   * work before the instant, so the deliveries start on time however many there are.
+   * How long before its instant an occurrence is enqueued (0: at the instant), its request created as of that
+   * instant (see `enqueued-ahead.ts`). Many schedules share instants (every minute, every hour); creating their
+   * requests ahead spreads that work before the instant, so the deliveries start on time however many there are.
    */
   readonly leadMs?: number;
   /** Occurrences being fired at once; each is a few storage round trips, so many at once share their commits. */
@@ -164,16 +170,27 @@ export class ScheduleFiring {
   /**
    * Moves the schedule's timer past the occurrence and records its outcome. A concurrent change (an update, a
    * pause, another process firing the same occurrence) makes the write conflict: then the fresh schedule is moved
-   * on only if it still waits for the same run, and the outcome recorded only if nothing later was.
+   * on only if it still waits for the same run, and the outcome recorded only if nothing later was. A change made
+   * through the API before the occurrence's instant (a new revision, or the schedule gone) comes before its run:
+   * the change may not have seen what was fired, so it is withdrawn here, and the schedule is left as the change
+   * left it.
    */
   private async moveOn(s: StoredSchedule, nextRunAt: number | null, fired: { at: number; outcome: RunOutcome } | null): Promise<void> {
-    const ran: SchedulePatch = fired === null ? {} : { lastRunAt: fired.at, lastRunOutcome: fired.outcome };
     let current: StoredSchedule | null = s;
-    for (let tries = 0; tries < MAX_MOVE_TRIES && current !== null; tries++) {
+    for (let tries = 0; tries < MAX_MOVE_TRIES; tries++) {
+      if (fired !== null && (current === null || current.updatedAt !== s.updatedAt)) {
+        const changedAt = current?.updatedAt ?? this.o.clock.now();
+        if (changedAt < fired.at) {
+          if (fired.outcome === 'enqueued') await this.o.withdraw(s, fired.at, changedAt);
+          return;
+        }
+      }
+      if (current === null) return;
       const waitsForThisRun = current.status === 'active' && current.nextRunAt === s.nextRunAt;
       const recordRun = fired !== null && (current.lastRunAt ?? Number.NEGATIVE_INFINITY) < fired.at;
       if (!waitsForThisRun && !recordRun) return;
-      const patch: SchedulePatch = { ...(waitsForThisRun ? { nextRunAt } : {}), ...(recordRun ? ran : {}) };
+      const ran = fired !== null && recordRun ? firedPatch(current, fired.at, fired.outcome) : {};
+      const patch: SchedulePatch = { ...(waitsForThisRun ? { nextRunAt } : {}), ...ran };
       try {
         await this.o.schedules.update(current.projectId, current.id, current.version, patch);
         return;

@@ -91,6 +91,8 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
     nextRunAt: firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
+    previousRunAt: null,
+    previousRunOutcome: null,
     createdAt,
     updatedAt: createdAt,
     version: 1,

@@ -91,5 +91,23 @@ export function describeRequestCancelContract(makeBackend: BackendFactory): void
       expect(await store().requestCancel(PROJECT_A, 'req_unknown', now + 1)).toBe(false);
       expect(await store().get(PROJECT_A, r.id)).toStrictEqual(r);
     });
+
+    it('an occurrence withdrawn before its instant (cancelled before it was created) is never listed, whatever the filter; get still finds it', async () => {
+      const instant = now + 10 * SECOND;
+      const occurrence = (at: number) =>
+        aRequest({ source: 'recurring', scheduleId: 'sch_contract_ahead', createdAt: at, updatedAt: at, dueAt: at });
+      const [withdrawn, kept] = [occurrence(instant), occurrence(instant + 60 * SECOND)];
+      await store().insertMany([withdrawn, kept]);
+      expect(await store().requestCancel(PROJECT_A, withdrawn.id, now)).toBe(true);
+      expect(await store().get(PROJECT_A, withdrawn.id)).toMatchObject({ status: 'cancelled', cancelledAt: now, createdAt: instant });
+      for (const query of [{}, { status: 'cancelled' as const }, { scheduleId: 'sch_contract_ahead' }, { source: 'recurring' as const }, { id: withdrawn.id }]) {
+        const listed = await store().list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 10, ...query });
+        expect(listed.map((r) => r.id), JSON.stringify(query)).not.toContain(withdrawn.id);
+      }
+      expect((await store().list({ projectId: PROJECT_A, scheduleId: 'sch_contract_ahead', terminalCutoff: 0, limit: 10 })).map((r) => r.id)).toEqual([kept.id]);
+      // When its instant comes a backend may still hand it to a claimer, marked as cancelled: it is never delivered.
+      const claimed = await store().claimDue(instant + SECOND, 10, instant + LEASE);
+      for (const c of claimed.filter((x) => x.id === withdrawn.id)) expect(c.cancelRequestedAt).toBe(now);
+    });
   });
 }

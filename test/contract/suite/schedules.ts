@@ -135,6 +135,8 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
         nextRunAt: T0 + 20 * MINUTE,
         lastRunAt: T0 + 10 * MINUTE,
         lastRunOutcome: 'enqueued',
+        previousRunAt: T0 + 5 * MINUTE,
+        previousRunOutcome: 'skipped_usage_limit',
         updatedAt: T0 + 10 * MINUTE + 3,
       });
       const expected: StoredSchedule = {
@@ -144,14 +146,17 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
         nextRunAt: T0 + 20 * MINUTE,
         lastRunAt: T0 + 10 * MINUTE,
         lastRunOutcome: 'enqueued',
+        previousRunAt: T0 + 5 * MINUTE,
+        previousRunOutcome: 'skipped_usage_limit',
         updatedAt: T0 + 10 * MINUTE + 3,
         version: 3,
       };
       expect(ran).toStrictEqual(expected);
       expect(await store().get(PROJECT_A, s.id)).toStrictEqual(expected);
 
-      const paused = await store().update(PROJECT_A, s.id, 3, { status: 'paused', nextRunAt: null });
-      expect(paused).toStrictEqual({ ...expected, status: 'paused', nextRunAt: null, version: 4 });
+      const paused = await store().update(PROJECT_A, s.id, 3, { status: 'paused', nextRunAt: null, previousRunAt: null, previousRunOutcome: null });
+      expect(paused).toStrictEqual({ ...expected, status: 'paused', nextRunAt: null, previousRunAt: null, previousRunOutcome: null, version: 4 });
+      expect(await store().get(PROJECT_A, s.id)).toStrictEqual(paused);
       expect((await store().update(PROJECT_A, s.id, 4, {})).version).toBe(5);
     });
 

@@ -7,7 +7,7 @@ import { millis, type CassandraSession, type Statement } from '../session.js';
 /** The columns read back into a schedule, in the order `insert` binds them. */
 const COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
-  'last_run_outcome', 'created_at', 'updated_at', 'version',
+  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome',
 ] as const;
 
 /** A schedule as read, with the write that made its version (see `change_id` in the schema). */
@@ -64,7 +64,7 @@ export class ScheduleRows {
     const r = s.request;
     const values = [
       s.id, s.projectId, s.name, timingText(s.timing), s.status, r.url, headersText(r.headers), bodyValue(r.body), r.retry,
-      s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version,
+      s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
     ];
     return { query: this.insertRow, params: [...values.map((v) => v ?? types.unset), changeId] };
   }
@@ -92,6 +92,8 @@ export class ScheduleRows {
     if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
     if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
     if (patch.lastRunOutcome !== undefined) set('last_run_outcome', patch.lastRunOutcome);
+    if (patch.previousRunAt !== undefined) set('previous_run_at', patch.previousRunAt);
+    if (patch.previousRunOutcome !== undefined) set('previous_run_outcome', patch.previousRunOutcome);
     if (patch.updatedAt !== undefined) set('updated_at', patch.updatedAt);
     set('version', expectedVersion + 1);
     set('change_id', changeId);
@@ -141,6 +143,8 @@ function scheduleFromRow(row: types.Row): StoredSchedule {
     createdAt: millis(row['created_at'])!,
     updatedAt: millis(row['updated_at'])!,
     version: row['version'] as number,
+    previousRunAt: millis(row['previous_run_at']),
+    previousRunOutcome: (row['previous_run_outcome'] as RunOutcome | null) ?? null,
   };
 }
 
