@@ -72,7 +72,7 @@ export class RequestCommands {
       return { ...apiRequest(v.definition, v.deliverAt), itemKey };
     });
     const call = keyed(key, fingerprint('batch', items), IDEMPOTENCY_HEADER);
-    return this.acceptor.accept(project, call, requests);
+    return this.acceptor.accept(project, call, requests, { keyScope: batchKeyScope(project.id) });
   }
 
   async replay(project: Project, requestId: string, idempotencyKey: string | undefined): Promise<Acceptance> {
@@ -119,6 +119,15 @@ export class RequestCommands {
   private validationOptions(now: number) {
     return { allowPrivateDestinations: this.options.allowPrivateDestinations, now };
   }
+}
+
+/**
+ * The namespace of a batch's own Idempotency-Key. The header names the batch call; an item's `idempotency_key`
+ * names one request, in the namespace that single creates share. Kept apart, a batch may use one key for itself
+ * and one of its items, and a batch's key never collides with a request's. Project IDs hold no `/`.
+ */
+function batchKeyScope(projectId: string): string {
+  return `${projectId}/batches`;
 }
 
 function keyed(key: string, print: string, field: string): KeyedCall {

@@ -119,6 +119,27 @@ describe('POST /requests/batch', () => {
     expect(back.status).toBe(409);
   });
 
+  it('keeps a batch\'s own key apart from its items\' keys: the header names the call, an item key its request', async () => {
+    const project = await f.newProject();
+    const json = { requests: [item(1, { idempotency_key: 'same' }), item(2)] };
+    const first = await project.api.call<{ requests: Acc[] }>('POST', '/requests/batch', { json, headers: { 'idempotency-key': 'same' } });
+    expect(first.status).toBe(202);
+    const again = await project.api.call<{ requests: Acc[] }>('POST', '/requests/batch', { json, headers: { 'idempotency-key': 'same' } });
+    expect(again.body.data.requests.map((r) => r.id)).toEqual(first.body.data.requests.map((r) => r.id));
+    // The item's key is a request's key, shared with single creation.
+    const single = await project.api.create(item(1), { 'idempotency-key': 'same' });
+    expect([single.status, (single.body.data as Acc).id]).toEqual([202, first.body.data.requests[0]!.id]);
+    // A batch's key is not: another batch with it is the same batch, a request with another key in it is new.
+    const other = await project.api.call<{ requests: Acc[] }>('POST', '/requests/batch', {
+      json: { requests: [item(3, { idempotency_key: 'batch-a2' })] },
+      headers: { 'idempotency-key': 'batch-a1' },
+    });
+    expect(other.status).toBe(202);
+    const keyedLikeTheBatch = await project.api.create(item(4), { 'idempotency-key': 'batch-a1' });
+    expect(keyedLikeTheBatch.status).toBe(202);
+    expect((await project.api.call<{ items: unknown[] }>('GET', '/requests')).body.data.items).toHaveLength(4);
+  });
+
   it('answers 413 for a batch body over 32 MiB', async () => {
     const res = await f.api.call('POST', '/requests/batch', {
       body: JSON.stringify({ requests: [{ url: DEST, body: 'x'.repeat(33 * 1024 * 1024) }] }),
