@@ -4,8 +4,17 @@ import { SCHEDULE_TIMERS } from '../../src/adapters/cassandra/schedules/timers.j
 import type { CassandraSession, Statement } from '../../src/adapters/cassandra/session.js';
 import { TimerFloors } from '../../src/adapters/cassandra/timers/floors.js';
 import { ShardScan, inDueOrder, type ScanLimits, type ScanTable } from '../../src/adapters/cassandra/timers/scan.js';
-import { EMPTY_BUCKET_AGE_MS, SWEEP_MARGIN_US, TimerStamps, TimerTable } from '../../src/adapters/cassandra/timers/table.js';
-import { FIRST_POSITION, compareTimers, type Timer, type TimerKind, type TimerPosition } from '../../src/adapters/cassandra/timers/timer.js';
+import { TimerTable } from '../../src/adapters/cassandra/timers/table.js';
+import {
+  EMPTY_BUCKET_AGE_MS,
+  FIRST_POSITION,
+  SWEEP_MARGIN_US,
+  TimerStamps,
+  compareTimers,
+  type Timer,
+  type TimerKind,
+  type TimerPosition,
+} from '../../src/adapters/cassandra/timers/timer.js';
 import { clockAt } from '../support/fake-clock.js';
 
 // The timer engine is one implementation configured twice; every case runs on both configurations.

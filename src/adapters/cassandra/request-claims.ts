@@ -7,9 +7,7 @@ import { patched, type RequestChanges } from './request-changes.js';
 import { takeUpTo, type InFlight } from './request-pool.js';
 import type { RequestRows } from './request-rows.js';
 import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './request-timers.js';
-import type { TimerEngine } from './timers/engine.js';
-import { EMPTY_BUCKET_AGE_MS } from './timers/table.js';
-import { compareTimers } from './timers/timer.js';
+import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from './timers/engine.js';
 
 /** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
 export interface Claimed {

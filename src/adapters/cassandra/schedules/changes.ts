@@ -4,8 +4,7 @@ import type { SchedulePatch, StoredSchedule } from '../../../domain/schedule/sch
 import { VersionConflict } from '../../../ports/requests.js';
 import { isUncertainConditionalWrite } from '../errors.js';
 import { CONSISTENCY, applied, millis, type CassandraSession, type Statement } from '../session.js';
-import type { TimerEngine } from '../timers/engine.js';
-import type { Timer } from '../timers/timer.js';
+import type { Timer, TimerEngine } from '../timers/engine.js';
 import { patched, type ScheduleRow, type ScheduleRows } from './rows.js';
 import { timerOf } from './timers.js';
 

@@ -1,12 +1,32 @@
 import type { TimerFloors } from './floors.js';
-import { EMPTY_BUCKET_AGE_MS, SWEEP_MARGIN_US, type TimerTable } from './table.js';
-import { FIRST_POSITION, compareTimers, type Background, type Timer, type TimerPosition } from './timer.js';
+import {
+  EMPTY_BUCKET_AGE_MS,
+  FIRST_POSITION,
+  SWEEP_MARGIN_US,
+  compareTimers,
+  type Background,
+  type Timer,
+  type TimerKind,
+  type TimerPosition,
+  type TimerStamps,
+} from './timer.js';
 
 /** Bucket entries listed per read of the entries table. */
-const BUCKETS_PER_READ = 32;
+export const BUCKETS_PER_READ = 32;
 
-/** What a scan reads from, and drops bucket entries through: a `TimerTable`. */
-export type ScanTable<T extends Timer> = Pick<TimerTable<T>, 'kind' | 'stamps' | 'entries' | 'earliest' | 'due' | 'forgetEntry'>;
+/** What a scan reads, and drops bucket entries through: the kind's `TimerTable`. */
+export interface ScanTable<T extends Timer> {
+  readonly kind: TimerKind<T>;
+  readonly stamps: TimerStamps;
+  /** Listed buckets of a shard after `after` and up to `upTo`, oldest first. */
+  entries(shard: number, after: number, upTo: number, limit: number, during: string): Promise<number[]>;
+  /** The first timer of each of `buckets` that holds any. */
+  earliest(shard: number, buckets: readonly number[], during: string): Promise<Map<number, T>>;
+  /** Timers of one bucket due by `dueBy`, after `after` in (due time, ID) order. */
+  due(shard: number, bucket: number, after: TimerPosition, dueBy: number, limit: number, during: string): Promise<T[]>;
+  /** Drops a bucket's entry as of `asOf`. */
+  forgetEntry(shard: number, bucket: number, asOf: number, during: string): Promise<void>;
+}
 
 /** What a scan of a shard reads. */
 export interface ScanLimits {
@@ -177,26 +197,5 @@ export async function* inDueOrder<T extends Timer>(shards: readonly ShardScan<T>
     if (first < 0) return;
     shards[first]!.take();
     yield heads[first]!;
-  }
-}
-
-/** Every marked timer of the shards (see `TimerKind.marker`), bucket by bucket, a page at a time. */
-export async function* markedTimers<T extends Timer>(table: TimerTable<T>, shards: readonly number[], pageSize: number): AsyncGenerator<T> {
-  const during = `scanning ${table.kind.marker ?? 'marked'} ${table.kind.noun}`;
-  const { first, last } = table.kind.buckets;
-  for (const shard of shards) {
-    for (let listedAfter = first; ; ) {
-      const buckets = await table.entries(shard, listedAfter, last, BUCKETS_PER_READ, during);
-      for (const bucket of buckets) {
-        for (let after = FIRST_POSITION; ; ) {
-          const page = await table.marked(shard, bucket, after, pageSize, during);
-          yield* page;
-          if (page.length < pageSize) break;
-          after = page.at(-1)!;
-        }
-      }
-      if (buckets.length < BUCKETS_PER_READ) break;
-      listedAfter = buckets.at(-1)!;
-    }
   }
 }

@@ -1,3 +1,5 @@
+import type { Clock } from '../../../domain/clock.js';
+
 /** A place in a bucket, in (due time, ID) order: the order in which timers are read and taken. */
 export interface TimerPosition {
   readonly dueAt: number;
@@ -76,3 +78,35 @@ export interface TimerKind<T extends Timer> {
 
 /** Starts work no caller waits for; its failure is dropped, as every timer and bucket entry is only a hint. */
 export type Background = (task: () => Promise<unknown>) => void;
+
+/**
+ * How long after its end an empty bucket's entry is kept (by the clock of the scan that finds it empty). Timers
+ * are seldom written into the past, so a bucket this old stays empty; one written into it anyway lists the bucket
+ * again (see `TimerTable.statements`, `SWEEP_MARGIN_US`).
+ */
+export const EMPTY_BUCKET_AGE_MS = 10 * 60_000;
+
+/**
+ * How far before a scan a deletion it decides on (a stale timer, an empty bucket's entry) is dated. A scan cannot
+ * tell a stale timer from a fresh one whose request or schedule is still being written, nor an empty bucket from
+ * one a timer is being written into: a write issued within this time before the scan, even one it could not see
+ * yet, has a later stamp and survives the deletion. It covers the driver's timeouts and clock differences.
+ */
+export const SWEEP_MARGIN_US = 60_000_000;
+
+/**
+ * Write timestamps (microseconds) of every timer row and bucket entry, inserts and deletions alike, from the
+ * store's clock and never repeating in this process. A deletion dated when the operation that decided it began
+ * shadows only rows written before that, never the same timer written again by a later change, whichever lands
+ * first. Only this adapter writes these tables, so the stamps compare among themselves whatever the clock shows.
+ */
+export class TimerStamps {
+  private last = 0;
+
+  constructor(private readonly clock: Pick<Clock, 'now'>) {}
+
+  next(): number {
+    this.last = Math.max(this.clock.now() * 1000, this.last + 1);
+    return this.last;
+  }
+}
