@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
+import { clockAt } from '../support/fake-clock.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
-import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
+const HOUR = 3_600_000;
 
 // Cassandra only: timer writes of concurrent changes share batches, and timer deletions are gathered and written
 // per partition a moment later. Whatever the grouping, every timer a change made obsolete must go. Claims are
@@ -33,5 +36,30 @@ describe('Cassandra timers around claims and outcomes', () => {
       ),
     );
     await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 0, others: 0 });
+  });
+
+  it("deletes timers as of the store's own clock, whatever time the process's would say", async () => {
+    const backend = open();
+    // A store whose clock is an hour behind the machine's: its deletions must still shadow its own writes.
+    const behind = () => Date.now() - HOUR;
+    const store = new CassandraRequestStore(backend.session, { shardCount: SHARDS, claimStoredAfterMs: 0, clock: clockAt(behind), epochs: holdingEveryShard(2, behind()) });
+    try {
+      const now = behind();
+      const requests = Array.from({ length: 8 }, () => aRequest({ projectId: PROJECT_A, createdAt: now }));
+      await store.insertMany(requests);
+      const claimed = await store.claimDue(now + 1_000, 100, now + 60_000);
+      expect(claimed.map((r) => r.id).sort()).toEqual(requests.map((r) => r.id).sort());
+      for (const r of claimed) {
+        await store.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10));
+      }
+      const ids = new Set(requests.map((r) => r.id));
+      const left = async () => {
+        const rs = await backend.session.read(`SELECT request_id FROM ${backend.session.table('timers')}`, [], 'reading timers', 5000);
+        return rs.rows.filter((row) => ids.has(row['request_id'] as string)).length;
+      };
+      await expect.poll(left, { timeout: 10_000 }).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 });
