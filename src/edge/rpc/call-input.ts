@@ -10,6 +10,7 @@ import { noteUnreadableInput } from '../call-notes.js';
 import { toFerryError } from '../errors.js';
 import { rpcJsonReader } from '../http/rpc-json.js';
 import { routeOf } from '../http/routes.js';
+import { wrappedHandler } from './wrapped-handler.js';
 
 /** How a request message travels: alone (Connect unary) or in one gRPC frame, and in which encoding. */
 interface Framing {
@@ -82,14 +83,7 @@ export function readInputFirst(method: DescMethod, handler: UniversalHandler, re
     headers.set('content-length', String(body.byteLength));
     return handler({ ...req, header: headers, body: once(body), contextValues: values });
   };
-  return Object.assign(wrapped, {
-    service: handler.service,
-    method: handler.method,
-    requestPath: handler.requestPath,
-    protocolNames: handler.protocolNames,
-    allowedMethods: handler.allowedMethods,
-    supportedContentType: handler.supportedContentType,
-  });
+  return wrappedHandler(handler, wrapped);
 }
 
 function framingOf(contentType: string | null): Framing | undefined {

@@ -9,6 +9,7 @@ import { notedAccepted, notedProject } from '../call-notes.js';
 import { toFerryError } from '../errors.js';
 import { errorEnvelope, jsonHeaders, REQUEST_ID_HEADER } from '../http/envelope.js';
 import { connectErrorOf } from './errors.js';
+import { wrappedHandler } from './wrapped-handler.js';
 
 /** One call as the handler saw it begin; the interceptor reports it when the call gets that far. */
 interface ObservedCall {
@@ -130,14 +131,7 @@ export function observedHandler(observer: ApiCallObserver, handler: UniversalHan
     // gRPC and gRPC-web: the status comes last, in the trailers or (gRPC-web) in the last frame of the body.
     return { ...res, header, body: afterBody(res.body, res.trailer, (status) => status !== 0 && tell(codeToHttpStatus(status), codeToString(status))) };
   };
-  return Object.assign(observed, {
-    service: handler.service,
-    method: handler.method,
-    requestPath: handler.requestPath,
-    protocolNames: handler.protocolNames,
-    allowedMethods: handler.allowedMethods,
-    supportedContentType: handler.supportedContentType,
-  });
+  return wrappedHandler(handler, observed);
 }
 
 function refusalOf(status: number, req: UniversalServerRequest, handler: UniversalHandler): FerryError {
