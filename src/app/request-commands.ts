@@ -13,6 +13,7 @@ import {
   type CreateInput,
   type SendInput,
 } from '../domain/validation/index.js';
+import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { RequestStore } from '../ports/requests.js';
 import type { AcceptRequests, NewRequest } from './accept-requests.js';
 import type { KeyedCall } from './idempotency-guard.js';
@@ -31,6 +32,7 @@ export class RequestCommands {
   constructor(
     private readonly acceptor: AcceptRequests,
     private readonly requests: RequestStore,
+    private readonly idempotency: IdempotencyStore,
     private readonly clock: Clock,
     private readonly options: CommandOptions,
   ) {}
@@ -72,7 +74,18 @@ export class RequestCommands {
       return { ...apiRequest(v.definition, v.deliverAt), itemKey };
     });
     const call = keyed(key, fingerprint('batch', items), IDEMPOTENCY_HEADER);
-    return this.acceptor.accept(project, call, requests, { keyScope: batchKeyScope(project.id) });
+    return this.acceptor.accept(project, call, requests, { keyScope: await this.batchKeyScope(project.id, call, now) });
+  }
+
+  /**
+   * Where a batch's own key lives: its namespace (see `batchKeyScope`), unless the same batch was first sent while
+   * batch keys still shared the project's namespace, less than a day ago (a record's life) — then its retry must
+   * find that record there, or an upgrade would accept the batch twice. A record of another input under the key
+   * in the project's namespace is an item's or a single create's, and no longer concerns the batch.
+   */
+  private async batchKeyScope(projectId: string, call: KeyedCall, now: number): Promise<string> {
+    const earlier = await this.idempotency.get(projectId, call.key, now);
+    return earlier !== null && earlier.fingerprint === call.fingerprint ? projectId : batchKeyScope(projectId);
   }
 
   async replay(project: Project, requestId: string, idempotencyKey: string | undefined): Promise<Acceptance> {

@@ -228,7 +228,7 @@ export async function startService(config: Config, hooks: ServiceHooks = {}): Pr
       const options = { allowPrivateDestinations: config.allowPrivateDestinations };
       const requests = requestServiceImpl({
         auth,
-        commands: new RequestCommands(acceptor, backend.requests, clock, options),
+        commands: new RequestCommands(acceptor, backend.requests, backend.idempotency, clock, options),
         queries: new RequestQueries(backend.requests, clock, cursorSecret),
       });
       const wakeups = scheduleWakeups;

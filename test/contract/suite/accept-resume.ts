@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AcceptRequests, type NewRequest } from '../../../src/app/accept-requests.js';
 import { AllowanceLeases } from '../../../src/app/allowance-leases.js';
 import { DEFAULT_GUARD_TIMINGS, IdempotencyGuard, type KeyedCall } from '../../../src/app/idempotency-guard.js';
+import { RequestCommands } from '../../../src/app/request-commands.js';
+import { fingerprint } from '../../../src/domain/fingerprint.js';
 import type { Project } from '../../../src/domain/project.js';
 import type { Backend } from '../../../src/ports/backend.js';
 import type { IdempotencyStore } from '../../../src/ports/idempotency.js';
@@ -145,6 +147,21 @@ export function describeAcceptResumeContract(makeBackend: BackendFactory): void 
       expect(first).toContain(again[1]?.id);
       expect(first).not.toContain(again[2]?.id);
       expect(await listed()).toHaveLength(4);
+    });
+
+    it("answers a batch's retry from the record its first call left in the project's namespace, where batch keys once were", async () => {
+      time = Date.now();
+      const commands = new RequestCommands(acceptor(), backend().requests, backend().idempotency, clock, { allowPrivateDestinations: false });
+      const input = [{ url: 'https://example.com/hook?n=8', headers: {}, metadata: {} }];
+      // What a batch call stored before batch keys had a namespace of their own: its key beside the items' keys.
+      const first = await acceptor().accept(project, { key: 'b1', fingerprint: fingerprint('batch', input), field: 'Idempotency-Key' }, [item(8)]);
+      const again = await commands.batch(project, input, 'b1');
+      expect(again.map((a) => a.id)).toEqual(first.map((a) => a.id));
+      expect(await listed()).toHaveLength(1);
+      // Another input under a key of that namespace (a single create's) is no concern of the batch's.
+      const [single] = await acceptor().accept(project, null, [item(9, key('b2'))]);
+      const [other] = await commands.batch(project, input, 'b2');
+      expect(await listed()).toEqual([first[0]!.id, single!.id, other!.id].sort());
     });
   });
 }
