@@ -241,7 +241,11 @@ describe('SDK: the errors Ferry answers', () => {
     await limited.requests.send(DEST);
     const err = await rejection(limited.requests.send(DEST));
     expect(err).toBeInstanceOf(RateLimitError);
-    // The server's Retry-After (the start of the next month) as the client reads it, within its cap on waits.
+    // The server's Retry-After as it was sent: the seconds to the start of the next UTC month, uncut.
     expect(err).toMatchObject({ status: 429, code: 'MONTHLY_ALLOWANCE_EXCEEDED', retryAfterSeconds: expect.any(Number) });
+    const now = new Date();
+    const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+    const seconds = (err as RateLimitError).retryAfterSeconds!;
+    expect(Math.abs(seconds - (nextMonth - now.getTime()) / 1000)).toBeLessThan(120);
   });
 });

@@ -30,6 +30,8 @@ describe('SDK backoff', () => {
 describe('SDK Retry-After', () => {
   it('reads delay-seconds', () => {
     expect(retryAfterMs('0', NOW)).toBe(0);
+    expect(retryAfterMs('86400', NOW)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryAfterMs('86400', NOW, Number.POSITIVE_INFINITY)).toBe(86_400_000);
     expect(retryAfterMs('1', NOW)).toBe(1000);
     expect(retryAfterMs(' 30 ', NOW)).toBe(30_000);
   });

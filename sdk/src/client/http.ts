@@ -169,7 +169,8 @@ function parseJson(text: string): unknown {
 }
 
 function toApiError(response: Response, text: string): FerryApiError {
-  const waitMs = retryAfterMs(response.headers.get('Retry-After'), Date.now());
+  // The error tells the caller what the server asked for, uncut: an allowance refusal's wait runs to the next month.
+  const waitMs = retryAfterMs(response.headers.get('Retry-After'), Date.now(), Number.POSITIVE_INFINITY);
   return errorFromResponse(response.status, response.headers, text, waitMs === null ? null : waitMs / 1000);
 }
 

@@ -40,10 +40,10 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
 
 /**
  * Reads a `Retry-After` value (RFC 9110: delay-seconds or an HTTP date) as a wait in milliseconds, capped at
- * {@link RETRY_AFTER_CAP_MS}; a date in the past is no wait. Null when the header is absent or unreadable, so the
- * caller falls back to the backoff.
+ * `capMs` ({@link RETRY_AFTER_CAP_MS} for the client's own waits); a date in the past is no wait. Null when the
+ * header is absent or unreadable, so the caller falls back to the backoff.
  */
-export function retryAfterMs(value: string | null, nowMs: number): number | null {
+export function retryAfterMs(value: string | null, nowMs: number, capMs: number = RETRY_AFTER_CAP_MS): number | null {
   if (value === null) return null;
   const text = value.trim();
   let waitMs: number;
@@ -54,7 +54,7 @@ export function retryAfterMs(value: string | null, nowMs: number): number | null
     if (at === null) return null;
     waitMs = Math.max(0, at - nowMs);
   }
-  return Math.min(waitMs, RETRY_AFTER_CAP_MS);
+  return Math.min(waitMs, capMs);
 }
 
 // The three shapes of an HTTP date (RFC 9110 §5.6.7): IMF-fixdate and the obsolete RFC 850 form, both in GMT, and
