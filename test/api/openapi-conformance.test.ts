@@ -137,7 +137,7 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);
   });
 
-  it('for 401, 404, 405, 409, 413 and 422, each listed for the operation that gave it', async () => {
+  it('for 401, 404, 405, 409, 413, 415, 422 and 431, each listed for the operation that gave it', async () => {
     const explicit = async (method: string, path: string, init: Parameters<Api['call']>[2], status: number, code: string) => {
       const res = await api.call(method, path, init);
       expect([res.status, res.body?.error?.code]).toEqual([status, code]);
@@ -166,6 +166,8 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     await explicit('POST', '/requests', { json: { url: 'http://insecure.example.com/' } }, 422, 'INVALID_URL');
     await explicit('GET', '/requests?colour=red', {}, 422, 'UNKNOWN_FIELD');
     await explicit('PATCH', '/schedules/sch_missing', { json: {} }, 422, 'MISSING_FIELD');
+    await explicit('POST', '/requests', { json: { url: hook }, headers: { 'Content-Encoding': 'gzip' } }, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    await explicit('GET', '/requests', { headers: { 'X-Padding': 'x'.repeat(70 * 1024) } }, 431, 'HEADERS_TOO_LARGE');
   });
 
   it('for 429 when a project has no allowance left', async () => {

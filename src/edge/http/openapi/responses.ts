@@ -13,16 +13,37 @@ function takesIdempotencyKey(route: Route): boolean {
   return route.headers.some((h) => h.lowerName === 'idempotency-key');
 }
 
+/** How long to wait before calling again, on the refusals that know it. */
+const RETRY_AFTER: Record<string, Schema> = {
+  'Retry-After': {
+    description:
+      'Whole seconds to wait before trying again, when the refusal knows: to the start of the next UTC month for ' +
+      '`MONTHLY_ALLOWANCE_EXCEEDED`, 1 for `SHUTTING_DOWN`.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+};
+
+interface ErrorResponseSpec {
+  readonly status: number | 'default';
+  readonly applies: (route: Route) => boolean;
+  readonly headers?: Record<string, Schema>;
+}
+
 /** The error responses of the routes, by the component name of each, with the routes each applies to. */
-export const ERROR_RESPONSES: Record<string, { status: number | 'default'; applies: (route: Route) => boolean }> = {
+export const ERROR_RESPONSES: Record<string, ErrorResponseSpec> = {
+  // Refused by the HTTP server before any route: a request it cannot parse, or headers over its limit.
+  BadRequest: { status: 400, applies: () => true },
   Unauthenticated: { status: 401, applies: () => true },
   NotFound: { status: 404, applies: (r) => r.pathFields.length > 0 },
+  RequestTimeout: { status: 408, applies: () => true },
   // Only calls that create something take an idempotency key, and only they meet its conflicts and the allowance.
   Conflict: { status: 409, applies: (r) => takesIdempotencyKey(r) || STATEFUL_RPCS.has(`${r.method.parent.typeName}.${r.method.name}`) },
   PayloadTooLarge: { status: 413, applies: (r) => r.body.kind !== 'none' },
+  UnsupportedMediaType: { status: 415, applies: (r) => r.body.kind !== 'none' },
   UnprocessableContent: { status: 422, applies: () => true },
-  TooManyRequests: { status: 429, applies: takesIdempotencyKey },
-  ServiceUnavailable: { status: 503, applies: () => true },
+  TooManyRequests: { status: 429, applies: takesIdempotencyKey, headers: RETRY_AFTER },
+  RequestHeaderFieldsTooLarge: { status: 431, applies: () => true },
+  ServiceUnavailable: { status: 503, applies: () => true, headers: RETRY_AFTER },
   Error: { status: 'default', applies: () => true },
 };
 
@@ -37,7 +58,7 @@ function errorResponse(status: number | 'default', headers: Record<string, Schem
 }
 
 export function errorResponses(): Record<string, Schema> {
-  return Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, { status }]) => [name, errorResponse(status)]));
+  return Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, { status, headers }]) => [name, errorResponse(status, headers)]));
 }
 
 /**
