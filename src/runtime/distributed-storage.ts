@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { openCassandraBackend, type CassandraBackend } from '../adapters/cassandra/backend.js';
-import { RETAKE_EPOCH_AFTER_MS } from '../adapters/cassandra/owner-timestamps.js';
-import { CassandraShardFence } from '../adapters/cassandra/shard-fence.js';
+import { RETAKE_EPOCH_AFTER_MS } from '../adapters/cassandra/ownership/owner-timestamps.js';
+import { CassandraShardFence } from '../adapters/cassandra/ownership/shard-fence.js';
 import { createKafka } from '../adapters/kafka/client.js';
 import { KafkaReadiness } from '../adapters/kafka/readiness.js';
 import { KafkaShardOwnership } from '../adapters/kafka/shard-ownership.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
+import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import type { ShardEpochs } from '../../src/ports/shard-epochs.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';

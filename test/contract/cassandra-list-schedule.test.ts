@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf } from '../../src/adapters/cassandra/request-rows.js';
+import { dayOf } from '../../src/adapters/cassandra/requests/rows.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import { PROJECT_A, T0, aRequest, anAttempt, nextScheduleId } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';

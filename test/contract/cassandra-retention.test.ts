@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CassandraBackend } from '../../src/adapters/cassandra/backend.js';
-import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
+import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import type { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { eventually } from '../support/api-client.js';
 import { clockAt } from '../support/fake-clock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayOf, insertListEntry, insertProjectDay } from '../../src/adapters/cassandra/request-rows.js';
-import { REQUEST_TIMERS, timerOf } from '../../src/adapters/cassandra/request-timers.js';
+import { dayOf, insertListEntry, insertProjectDay } from '../../src/adapters/cassandra/requests/rows.js';
+import { REQUEST_TIMERS, timerOf } from '../../src/adapters/cassandra/requests/timers.js';
 import { TimerEngine } from '../../src/adapters/cassandra/timers/engine.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { PROJECT_A, aRequest } from './suite/harness.js';

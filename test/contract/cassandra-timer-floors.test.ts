@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
+import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import type { TimerFloorSettings } from '../../src/adapters/cassandra/timers/floors.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CassandraRequestStore } from '../../src/adapters/cassandra/requests.js';
+import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import { clockAt } from '../support/fake-clock.js';
 import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DueSoon } from '../../src/adapters/cassandra/due-soon.js';
+import { DueSoon } from '../../src/adapters/cassandra/requests/due-soon.js';
 import { shardOf } from '../../src/domain/shards.js';
 import { aRequest } from '../contract/suite/harness.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HeldClaims, type HeldClaim } from '../../src/adapters/cassandra/held-claims.js';
+import { HeldClaims, type HeldClaim } from '../../src/adapters/cassandra/requests/held-claims.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { aRequest } from '../contract/suite/harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KnownRequests } from '../../src/adapters/cassandra/known-requests.js';
-import { WrittenEntries } from '../../src/adapters/cassandra/written-entries.js';
+import { KnownRequests } from '../../src/adapters/cassandra/requests/known-requests.js';
+import { WrittenEntries } from '../../src/adapters/cassandra/shared/written-entries.js';
 import { aRequest } from '../contract/suite/harness.js';
 
 describe('KnownRequests', () => {

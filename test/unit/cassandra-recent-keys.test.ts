@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecentKeys } from '../../src/adapters/cassandra/recent-keys.js';
+import { RecentKeys } from '../../src/adapters/cassandra/shared/recent-keys.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('RecentKeys', () => {

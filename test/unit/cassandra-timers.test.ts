@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REQUEST_TIMERS } from '../../src/adapters/cassandra/request-timers.js';
+import { REQUEST_TIMERS } from '../../src/adapters/cassandra/requests/timers.js';
 import { SCHEDULE_TIMERS } from '../../src/adapters/cassandra/schedules/timers.js';
 import type { CassandraSession, Statement } from '../../src/adapters/cassandra/session.js';
 import { TimerFloors } from '../../src/adapters/cassandra/timers/floors.js';

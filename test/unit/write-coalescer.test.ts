@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WriteCoalescer, type CoalescerLimits } from '../../src/adapters/cassandra/write-coalescer.js';
+import { WriteCoalescer, type CoalescerLimits } from '../../src/adapters/cassandra/shared/write-coalescer.js';
 
 interface Item {
   readonly name: string;

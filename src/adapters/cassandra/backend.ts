@@ -4,7 +4,7 @@ import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
-import { CassandraRequestStore } from './requests.js';
+import { CassandraRequestStore } from './requests/store.js';
 import { CassandraScheduleStore } from './schedules/store.js';
 import { CassandraSecretStore } from './secrets.js';
 import { CassandraSession, type CassandraConnection } from './session.js';

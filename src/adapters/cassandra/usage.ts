@@ -2,7 +2,7 @@ import type { Clock } from '../../domain/clock.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { UsageStore } from '../../ports/usage.js';
 import { applied, millis, type CassandraSession } from './session.js';
-import { Turns } from './usage-turns.js';
+import { PerKeyQueue } from './shared/per-key-queue.js';
 
 /** Conditional rounds lost to other processes before a change gives up with a retryable error. */
 const MAX_ROUNDS = 20;
@@ -13,7 +13,12 @@ const MAX_ROUNDS = 20;
  */
 export class CassandraUsageStore implements UsageStore {
   private readonly q: ReturnType<typeof statements>;
-  private readonly turns = new Turns();
+  /**
+   * Changes of one row from this process, one after another: conditional writes to one partition from the same
+   * process would only make each other lose Paxos rounds and retry; in turn, each round is won by the first try
+   * unless another process wrote in between.
+   */
+  private readonly turns = new PerKeyQueue();
 
   constructor(
     private readonly session: CassandraSession,

@@ -3,7 +3,7 @@ import type { StoredSchedule } from '../../../domain/schedule/schedule.js';
 import { allShards } from '../../../domain/shards.js';
 import type { ShardScope } from '../../../ports/requests.js';
 import type { ScheduleListQuery, SchedulePatch, ScheduleStore } from '../../../ports/schedules.js';
-import { InFlight, mapBounded, takeUpTo } from '../request-pool.js';
+import { InFlight, mapBounded, takeUpTo } from '../shared/concurrency.js';
 import type { CassandraSession } from '../session.js';
 import { TimerEngine, compareTimers, type ScanLimits, type Timer } from '../timers/engine.js';
 import { ScheduleChanges } from './changes.js';
@@ -36,7 +36,7 @@ export const NEXT_DUE_BUCKETS_AHEAD = 1;
  * the next hour, and null only when nothing is due within it.
  */
 export class CassandraScheduleStore implements ScheduleStore {
-  private readonly inFlight = new InFlight();
+  private readonly inFlight = new InFlight('The Cassandra schedule store');
   private readonly rows: ScheduleRows;
   private readonly timers: TimerEngine<Timer>;
   private readonly changes: ScheduleChanges;

@@ -1,8 +1,8 @@
 import type { Clock, TimerHandle } from '../../../domain/clock.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import { RecentKeys } from '../recent-keys.js';
+import { RecentKeys } from '../shared/recent-keys.js';
 import type { CassandraSession, Statement } from '../session.js';
-import { WriteCoalescer, type CoalescerLimits } from '../write-coalescer.js';
+import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import { TimerFloors, type TimerFloorSettings } from './floors.js';
 import { BUCKETS_PER_READ, ShardScan, inDueOrder, type ScanLimits } from './scan.js';
 import { TimerTable } from './table.js';

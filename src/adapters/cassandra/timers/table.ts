@@ -1,5 +1,5 @@
 import { millis, type CassandraSession, type Statement } from '../session.js';
-import { WrittenEntries } from '../written-entries.js';
+import { WrittenEntries } from '../shared/written-entries.js';
 import { EMPTY_BUCKET_AGE_MS, type Timer, type TimerKind, type TimerPosition, type TimerStamps } from './timer.js';
 
 /**

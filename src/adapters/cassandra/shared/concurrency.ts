@@ -1,9 +1,12 @@
-import { StorageUnavailable } from '../../ports/errors.js';
+import { StorageUnavailable } from '../../../ports/errors.js';
 
-/** The store's running work: close waits for all of it, and no new operation starts once close began. */
+/** A store's operations in flight: close waits for all of them, and no new one starts once close began. */
 export class InFlight {
   private readonly running = new Set<Promise<unknown>>();
   private readonly closed = new AbortController();
+
+  /** `owner` names the store in the error that refuses an operation after close ("The Cassandra request store"). */
+  constructor(private readonly owner: string) {}
 
   /** Aborted when close begins: background work that waits between tries stops waiting. */
   get closingSignal(): AbortSignal {
@@ -11,7 +14,7 @@ export class InFlight {
   }
 
   run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.closed.signal.aborted) return Promise.reject(new StorageUnavailable('The Cassandra request store is closed.'));
+    if (this.closed.signal.aborted) return Promise.reject(new StorageUnavailable(`${this.owner} is closed.`));
     return this.track(operation());
   }
 

@@ -1,10 +1,10 @@
-import type { Clock } from '../../domain/clock.js';
-import type { StoredRequest } from '../../domain/request.js';
-import { shardOf } from '../../domain/shards.js';
-import type { HeldEpoch } from '../../ports/shard-epochs.js';
+import type { Clock } from '../../../domain/clock.js';
+import type { StoredRequest } from '../../../domain/request.js';
+import { shardOf } from '../../../domain/shards.js';
+import type { HeldEpoch } from '../../../ports/shard-epochs.js';
 import { DueSoon } from './due-soon.js';
 import type { KnownRequests } from './known-requests.js';
-import { RecentKeys } from './recent-keys.js';
+import { RecentKeys } from '../shared/recent-keys.js';
 
 /**
  * How soon a request must be due to join the working set: far enough for work due in the next moments, short

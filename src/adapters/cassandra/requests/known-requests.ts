@@ -1,4 +1,4 @@
-import type { StoredRequest } from '../../domain/request.js';
+import type { StoredRequest } from '../../../domain/request.js';
 
 /** Requests remembered at most, and their body bytes at most: about the claims a process has in flight. */
 const MAX_KNOWN = 20_000;

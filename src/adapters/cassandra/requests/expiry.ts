@@ -1,12 +1,12 @@
 import { types } from 'cassandra-driver';
-import type { Clock } from '../../domain/clock.js';
-import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { StorageUnavailable } from '../../ports/errors.js';
-import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './request-rows.js';
-import { PATCH_COLUMNS } from '../request-patch-columns.js';
-import { timestampValue } from './owner-timestamps.js';
-import type { CassandraSession, Statement } from './session.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import type { Clock } from '../../../domain/clock.js';
+import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
+import { StorageUnavailable } from '../../../ports/errors.js';
+import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './rows.js';
+import { PATCH_COLUMNS } from '../../request-patch-columns.js';
+import { timestampValue } from '../ownership/owner-timestamps.js';
+import type { CassandraSession, Statement } from '../session.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 
 /** A request's rewrite: its partition and its list entry. */
 export interface Rewrite {

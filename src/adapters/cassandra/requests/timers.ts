@@ -1,6 +1,6 @@
-import type { RequestStatus, StoredRequest } from '../../domain/request.js';
-import { shardOf } from '../../domain/shards.js';
-import { BIGINT_BUCKETS, Buckets, type Timer, type TimerKind } from './timers/timer.js';
+import type { RequestStatus, StoredRequest } from '../../../domain/request.js';
+import { shardOf } from '../../../domain/shards.js';
+import { BIGINT_BUCKETS, Buckets, type Timer, type TimerKind } from '../timers/timer.js';
 
 /** Statuses a claim takes; only these have timers. */
 const CLAIMABLE: ReadonlySet<RequestStatus> = new Set(['queued', 'scheduled', 'delivering']);

@@ -1,16 +1,16 @@
-import { isTerminal, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
-import { shardOf } from '../../domain/shards.js';
-import type { RequestPatch } from '../../ports/requests.js';
-import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
-import { timestampValue, type OwnerTimestamps } from './owner-timestamps.js';
-import type { RequestExpiry } from './request-expiry.js';
-import type { InFlight } from './request-pool.js';
-import { insertAttempt } from './request-rows.js';
-import type { CassandraSession, Statement } from './session.js';
-import { timerChange, type RequestTimer } from './request-timers.js';
-import type { TimerEngine } from './timers/engine.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
-import { StorageUnavailable } from '../../ports/errors.js';
+import { isTerminal, type AttemptRecord, type StoredRequest } from '../../../domain/request.js';
+import { shardOf } from '../../../domain/shards.js';
+import type { RequestPatch } from '../../../ports/requests.js';
+import { PATCH_COLUMNS, PATCH_FIELDS } from '../../request-patch-columns.js';
+import { timestampValue, type OwnerTimestamps } from '../ownership/owner-timestamps.js';
+import type { RequestExpiry } from './expiry.js';
+import type { InFlight } from '../shared/concurrency.js';
+import { insertAttempt } from './rows.js';
+import type { CassandraSession, Statement } from '../session.js';
+import { timerChange, type RequestTimer } from './timers.js';
+import type { TimerEngine } from '../timers/engine.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
+import { StorageUnavailable } from '../../../ports/errors.js';
 
 /** One change's statements, all at its owner timestamp. */
 interface OwnerWrite {

@@ -1,13 +1,13 @@
-import type { Clock } from '../../domain/clock.js';
-import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
-import { isTerminal, type StoredRequest } from '../../domain/request.js';
+import type { Clock } from '../../../domain/clock.js';
+import { backoffDelayMs, type BackoffConfig } from '../../../domain/delivery/backoff.js';
+import { isTerminal, type StoredRequest } from '../../../domain/request.js';
 import type { HeldClaims } from './held-claims.js';
 import type { DueSoon } from './due-soon.js';
-import { patched, type RequestChanges } from './request-changes.js';
-import { takeUpTo, type InFlight } from './request-pool.js';
-import type { RequestRows } from './request-rows.js';
-import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './request-timers.js';
-import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from './timers/engine.js';
+import { patched, type RequestChanges } from './changes.js';
+import { takeUpTo, type InFlight } from '../shared/concurrency.js';
+import type { RequestRows } from './rows.js';
+import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './timers.js';
+import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from '../timers/engine.js';
 
 /** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
 export interface Claimed {

@@ -1,7 +1,7 @@
-import type { StoredRequest } from '../../domain/request.js';
-import { shardOf } from '../../domain/shards.js';
+import type { StoredRequest } from '../../../domain/request.js';
+import { shardOf } from '../../../domain/shards.js';
 import { KnownRequests, type Known } from './known-requests.js';
-import type { RequestTimer } from './request-timers.js';
+import type { RequestTimer } from './timers.js';
 
 interface Entry {
   readonly dueAt: number;

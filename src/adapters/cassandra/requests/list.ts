@@ -1,9 +1,9 @@
-import { isTerminal, type StoredRequest } from '../../domain/request.js';
-import { isWithdrawn } from '../../domain/schedule/enqueued-ahead.js';
-import type { ListPosition, RequestListQuery } from '../../ports/requests.js';
-import { mapBounded } from './request-pool.js';
-import { dayOf, lowerUrl, type RequestRows } from './request-rows.js';
-import { millis, type CassandraSession } from './session.js';
+import { isTerminal, type StoredRequest } from '../../../domain/request.js';
+import { isWithdrawn } from '../../../domain/schedule/enqueued-ahead.js';
+import type { ListPosition, RequestListQuery } from '../../../ports/requests.js';
+import { mapBounded } from '../shared/concurrency.js';
+import { dayOf, lowerUrl, type RequestRows } from './rows.js';
+import { millis, type CassandraSession } from '../session.js';
 
 /** Entries of `project_days` per read; a project lists one per UTC day it created requests on. */
 const DAYS_PER_READ = 32;

@@ -1,6 +1,6 @@
 import { types } from 'cassandra-driver';
-import type { Clock } from '../../domain/clock.js';
-import type { HeldEpoch, ShardEpochs } from '../../ports/shard-epochs.js';
+import type { Clock } from '../../../domain/clock.js';
+import type { HeldEpoch, ShardEpochs } from '../../../ports/shard-epochs.js';
 
 /**
  * Write timestamps of a shard's owner. Cassandra keeps, of two writes to one cell, the one with the higher

@@ -7,9 +7,9 @@ import type {
   RequestStatus,
   RetryDecision,
   StoredRequest,
-} from '../../domain/request.js';
-import { timestampValue } from './owner-timestamps.js';
-import { millis, type CassandraSession, type Statement } from './session.js';
+} from '../../../domain/request.js';
+import { timestampValue } from '../ownership/owner-timestamps.js';
+import { millis, type CassandraSession, type Statement } from '../session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
 export const REQUEST_COLUMNS = [

@@ -1,9 +1,5 @@
-/**
- * Runs the work given for one key one piece at a time, in call order. Conditional writes to one partition from
- * the same process would only make each other lose Paxos rounds and retry; in turn, each round is won by the
- * first try unless another process wrote in between.
- */
-export class Turns {
+/** Runs the work given for one key one piece at a time, in call order; work for different keys runs at once. */
+export class PerKeyQueue {
   private readonly tails = new Map<string, Promise<void>>();
 
   run<T>(key: string, work: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from '../../domain/clock.js';
-import type { RequestPatch, StoredRequest } from '../../domain/request.js';
+import type { Clock, TimerHandle } from '../../../domain/clock.js';
+import type { RequestPatch, StoredRequest } from '../../../domain/request.js';
 
 /** Claims held at most; beyond this a claim is stored at once, as when holding is off. */
 const MAX_HELD = 20_000;

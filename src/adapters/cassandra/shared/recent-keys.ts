@@ -1,4 +1,4 @@
-import type { Clock } from '../../domain/clock.js';
+import type { Clock } from '../../../domain/clock.js';
 
 /**
  * Keys seen lately: each is kept for `keepMs` after it was added, and at most `max` of them, the oldest forgotten

@@ -1,25 +1,25 @@
-import { systemClock, type Clock } from '../../domain/clock.js';
-import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { allShards, shardOf } from '../../domain/shards.js';
-import { StorageUnavailable } from '../../ports/errors.js';
-import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../ports/requests.js';
-import { RequestChanges, definedFields, type ChangeExtras } from './request-changes.js';
-import { RequestClaims } from './request-claims.js';
-import { RequestExpiry } from './request-expiry.js';
-import { RequestList } from './request-list.js';
+import { systemClock, type Clock } from '../../../domain/clock.js';
+import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
+import { allShards, shardOf } from '../../../domain/shards.js';
+import { StorageUnavailable } from '../../../ports/errors.js';
+import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../../ports/requests.js';
+import { RequestChanges, definedFields, type ChangeExtras } from './changes.js';
+import { RequestClaims } from './claims.js';
+import { RequestExpiry } from './expiry.js';
+import { RequestList } from './list.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { KnownRequests } from './known-requests.js';
-import { InFlight, mapBounded } from './request-pool.js';
-import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './request-rows.js';
-import { applied, type CassandraSession, type Statement } from './session.js';
-import { OwnerTimestamps } from './owner-timestamps.js';
-import type { ShardEpochs } from '../../ports/shard-epochs.js';
-import type { CancelNotice } from '../../ports/work-shards.js';
-import { REQUEST_TIMERS, timerOf, type RequestTimer } from './request-timers.js';
-import { TimerEngine, type TimerFloorSettings } from './timers/engine.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from './write-coalescer.js';
+import { InFlight, mapBounded } from '../shared/concurrency.js';
+import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
+import { applied, type CassandraSession, type Statement } from '../session.js';
+import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
+import type { ShardEpochs } from '../../../ports/shard-epochs.js';
+import type { CancelNotice } from '../../../ports/work-shards.js';
+import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
+import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
+import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import { WorkingSet } from './working-set.js';
-import { WrittenEntries } from './written-entries.js';
+import { WrittenEntries } from '../shared/written-entries.js';
 
 export interface CassandraRequestStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
@@ -70,7 +70,7 @@ const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16,
  * `hasTerminalBefore` checks the newest `HISTORY_CHECKED` requests created before the cutoff.
  */
 export class CassandraRequestStore implements RequestStore {
-  private readonly inFlight = new InFlight();
+  private readonly inFlight = new InFlight('The Cassandra request store');
   private readonly rows: RequestRows;
   private readonly timers: TimerEngine<RequestTimer>;
   private readonly changes: RequestChanges;

@@ -1,6 +1,6 @@
-import type { Clock } from '../../domain/clock.js';
-import type { ShardFence } from '../../ports/work-shards.js';
-import { CONSISTENCY, applied, millis, type CassandraSession } from './session.js';
+import type { Clock } from '../../../domain/clock.js';
+import type { ShardFence } from '../../../ports/work-shards.js';
+import { CONSISTENCY, applied, millis, type CassandraSession } from '../session.js';
 
 /**
  * Shard epochs in `shard_owners`, raised with conditional writes: each new owner gets a higher epoch than every
