@@ -56,6 +56,17 @@ export interface WorkNotifier {
 }
 
 /**
+ * The work of owned shards that storage keeps in memory, where it keeps any (the owner's working set), told what
+ * the shards' notices carry from other processes.
+ */
+export interface OwnerWorkingSet {
+  /** Requests another process stored in shards this one owns, as carried by their notices. */
+  acceptedElsewhere(requests: readonly StoredRequest[]): void;
+  /** Cancels another process stored for requests in shards this one owns: what it remembers of them is stale. */
+  cancelsAsked(requestIds: readonly string[]): void;
+}
+
+/**
  * Fences shard ownership: taking a shard raises its epoch with a conditional write, and a holder can check
  * that nobody took it since.
  */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { openCassandraBackend, type CassandraBackend } from '../adapters/cassandra/backend.js';
+import { cassandraBackend, openCassandraBackend, openCassandraSession, type CassandraBackend } from '../adapters/cassandra/backend.js';
 import { RETAKE_EPOCH_AFTER_MS } from '../adapters/cassandra/ownership/owner-timestamps.js';
 import { CassandraShardFence } from '../adapters/cassandra/ownership/shard-fence.js';
+import type { CassandraSession } from '../adapters/cassandra/session.js';
 import { createKafka } from '../adapters/kafka/client.js';
 import { KafkaReadiness } from '../adapters/kafka/readiness.js';
 import { KafkaShardOwnership } from '../adapters/kafka/shard-ownership.js';
@@ -30,7 +31,7 @@ export function openDistributedBackend(d: DistributedConfig, clock: Clock = syst
 
 /** The keyspace's tables and the work topic, created or upgraded. */
 export async function migrateDistributed(d: DistributedConfig): Promise<void> {
-  await (await openCassandraBackend({ ...d.cassandra, shardCount: d.shards, migrate: true })).close();
+  await (await openCassandraSession({ ...d.cassandra, migrate: true })).close();
   await ensureWorkTopic(createKafka({ ...d.kafka }, log), d.kafka.topic, d.shards, d.kafka.replicationFactor);
 }
 
@@ -38,8 +39,11 @@ export async function migrateDistributed(d: DistributedConfig): Promise<void> {
 export type KafkaWrapper = <T extends object>(port: T, name: string) => T;
 
 /**
- * Cassandra storage and the Kafka placement that goes with it. Kafka is part of readiness too: without it, work
- * notices and shard ownership stop.
+ * Cassandra storage and the Kafka placement that goes with it, each given the other's parts at construction: the
+ * request store fences its owner writes by the epochs the shard ownership holds, and tells the owners of other
+ * shards of cancels through the notifier; the placement tells the store's working set what notices carry. Kafka
+ * is part of readiness too: without it, work notices and shard ownership stop. The Kafka client and adapters log
+ * through `kafkaLog`, which also counts their errors.
  */
 export async function openDistributedStorage(
   config: Config,
@@ -48,38 +52,55 @@ export async function openDistributedStorage(
   kafkaLog: Log = log,
   wrapKafka: KafkaWrapper = (port) => port,
 ): Promise<{ backend: CassandraBackend; placement: () => Promise<WorkPlacement>; checks: ReadinessCheck[]; closeChecks: () => Promise<void> }> {
-  const backend = await openDistributedBackend(d, clock);
-  const kafka = new KafkaReadiness(createKafka({ ...d.kafka }, kafkaLog));
+  const session = await openCassandraSession({ ...d.cassandra, clock });
+  const { ownership, notifier } = await kafkaParts(config, d, session, clock, kafkaLog).catch(async (err: unknown) => {
+    await session.close();
+    throw err;
+  });
+  // The owner's writes to requests are fenced by the epochs it holds; a process that delivers nothing has none. A
+  // cancel stored here reaches the owner of the request's shard through its partition, after the work before it.
+  const tracedNotifier = notifier === null ? null : wrapKafka(notifier, 'notifier');
+  const backend = cassandraBackend(session, { shardCount: d.shards, clock, epochs: ownership ?? undefined, cancelNotices: tracedNotifier ?? undefined });
+  const placement = distributedPlacement({
+    requests: backend.requests,
+    shardCount: d.shards,
+    ownership: ownership === null ? null : wrapKafka(ownership, 'ownership'),
+    notifier: tracedNotifier,
+    clock,
+    pollMs: config.delivery.idlePollMs,
+    log,
+    workingSet: backend.requests.workingSet,
+  });
+  const kafkaReadiness = new KafkaReadiness(createKafka({ ...d.kafka }, kafkaLog));
   return {
     backend,
-    placement: () => kafkaPlacement(config, d, backend, clock, kafkaLog, wrapKafka),
-    checks: [{ name: 'kafka', probe: () => kafka.probe() }],
-    closeChecks: () => kafka.close(),
+    placement: async () => placement,
+    checks: [{ name: 'kafka', probe: () => kafkaReadiness.probe() }],
+    closeChecks: () => kafkaReadiness.close(),
   };
 }
 
 /**
- * Kafka group membership decides who works on which shard, fenced in Cassandra; Kafka carries work notices. The
- * Kafka client and adapters log through `kafkaLog`, which also counts their errors.
+ * Kafka group membership decides who works on which shard, fenced in Cassandra; Kafka carries work notices. Only
+ * a delivering process takes part in ownership, only one serving the API sends notices.
  */
-async function kafkaPlacement(
+async function kafkaParts(
   config: Config,
   d: DistributedConfig,
-  backend: CassandraBackend,
+  session: CassandraSession,
   clock: Clock,
   kafkaLog: Log,
-  wrapKafka: KafkaWrapper,
-): Promise<WorkPlacement> {
+): Promise<{ ownership: KafkaShardOwnership | null; notifier: KafkaWorkNotifier | null }> {
   const kafka = createKafka({ ...d.kafka }, kafkaLog);
   await assertWorkTopic(kafka, d.kafka.topic, d.shards);
-  const kafkaOwnership = config.roles.delivery
+  const ownership = config.roles.delivery
     ? new KafkaShardOwnership(
         kafka,
         {
           topic: d.kafka.topic,
           groupId: d.kafka.groupId,
           owner: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`,
-          fence: new CassandraShardFence(backend.session, clock),
+          fence: new CassandraShardFence(session, clock),
           sessionTimeoutMs: d.kafka.sessionTimeoutMs,
           verifyEveryMs: VERIFY_OWNERSHIP_EVERY_MS,
           retakeAfterMs: RETAKE_EPOCH_AFTER_MS,
@@ -88,21 +109,6 @@ async function kafkaPlacement(
         kafkaLog,
       )
     : null;
-  // The owner's writes to requests are fenced by the epochs it holds; a process that delivers nothing has none.
-  if (kafkaOwnership !== null) backend.requests.fenceWith(kafkaOwnership);
-  const ownership = kafkaOwnership === null ? null : wrapKafka(kafkaOwnership, 'ownership');
-  const notifier = config.roles.api ? wrapKafka(new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog), 'notifier') : null;
-  // A cancel stored here reaches the owner of the request's shard through its partition, after the work before it.
-  if (notifier !== null) backend.requests.announceCancelsWith((notice) => notifier.announceCancel(notice));
-  return distributedPlacement({
-    requests: backend.requests,
-    shardCount: d.shards,
-    ownership,
-    notifier,
-    clock,
-    pollMs: config.delivery.idlePollMs,
-    log,
-    cancelsAsked: (ids) => backend.requests.cancelsAsked(ids),
-    acceptedElsewhere: (requests) => backend.requests.acceptedElsewhere(requests),
-  });
+  const notifier = config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog) : null;
+  return { ownership, notifier };
 }

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Backend } from '../../ports/backend.js';
 import type { ShardEpochs } from '../../ports/shard-epochs.js';
+import type { WorkNotifier } from '../../ports/work-shards.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
@@ -10,18 +11,28 @@ import { CassandraSecretStore } from './secrets.js';
 import { CassandraSession, type CassandraConnection } from './session.js';
 import { CassandraUsageStore } from './usage.js';
 
-export interface CassandraBackendOptions extends CassandraConnection {
-  /** Shards of delivery and timer work; fixed for the life of a deployment. */
-  readonly shardCount: number;
-  /** See `CassandraRequestStoreOptions.claimStoredAfterMs`. */
-  readonly claimStoredAfterMs?: number;
+export interface CassandraSessionOptions extends CassandraConnection {
   /** Create or upgrade the schema first (`ferry migrate`, tests); otherwise a missing schema is an error. */
   readonly migrate?: boolean;
   /** Default `systemClock`. */
   readonly clock?: Clock;
+}
+
+/** What the stores are built with, beside their session. */
+export interface CassandraStoreOptions {
+  /** Shards of delivery and timer work; fixed for the life of a deployment. */
+  readonly shardCount: number;
+  /** See `CassandraRequestStoreOptions.claimStoredAfterMs`. */
+  readonly claimStoredAfterMs?: number;
+  /** Default `systemClock`. */
+  readonly clock?: Clock;
   /** See `CassandraRequestStoreOptions.epochs`. */
   readonly epochs?: ShardEpochs;
+  /** See `CassandraRequestStoreOptions.cancelNotices`. */
+  readonly cancelNotices?: Pick<WorkNotifier, 'announceCancel'>;
 }
+
+export type CassandraBackendOptions = CassandraSessionOptions & CassandraStoreOptions;
 
 export interface CassandraBackend extends Backend {
   readonly requests: CassandraRequestStore;
@@ -29,18 +40,29 @@ export interface CassandraBackend extends Backend {
   readonly session: CassandraSession;
 }
 
-/** Connects to the cluster, checks (or applies) the schema, and builds every store on one session. */
-export async function openCassandraBackend(o: CassandraBackendOptions): Promise<CassandraBackend> {
-  const clock = o.clock ?? systemClock;
+/** Connects to the cluster and checks (or applies) the schema; closes the session again if that fails. */
+export async function openCassandraSession(o: CassandraSessionOptions): Promise<CassandraSession> {
   const session = await CassandraSession.connect(o);
   try {
-    if (o.migrate) await migrate(session, o.replication, clock);
+    if (o.migrate) await migrate(session, o.replication, o.clock ?? systemClock);
     else await assertMigrated(session);
   } catch (err) {
     await session.close();
     throw err;
   }
-  const requests = new CassandraRequestStore(session, { shardCount: o.shardCount, claimStoredAfterMs: o.claimStoredAfterMs, clock, epochs: o.epochs });
+  return session;
+}
+
+/** Every store on one session, the session's owner from then on: closing the backend closes it. */
+export function cassandraBackend(session: CassandraSession, o: CassandraStoreOptions): CassandraBackend {
+  const clock = o.clock ?? systemClock;
+  const requests = new CassandraRequestStore(session, {
+    shardCount: o.shardCount,
+    claimStoredAfterMs: o.claimStoredAfterMs,
+    clock,
+    epochs: o.epochs,
+    cancelNotices: o.cancelNotices,
+  });
   const schedules = new CassandraScheduleStore(session, { shardCount: o.shardCount, clock });
   return {
     session,
@@ -60,4 +82,9 @@ export async function openCassandraBackend(o: CassandraBackendOptions): Promise<
       await session.close();
     },
   };
+}
+
+/** Connects to the cluster, checks (or applies) the schema, and builds every store on one session. */
+export async function openCassandraBackend(o: CassandraBackendOptions): Promise<CassandraBackend> {
+  return cassandraBackend(await openCassandraSession(o), o);
 }

@@ -1,8 +1,7 @@
 import type { Clock } from '../../domain/clock.js';
-import type { StoredRequest } from '../../domain/request.js';
 import { shardOf } from '../../domain/shards.js';
 import type { RequestStore } from '../../ports/requests.js';
-import type { ShardOwnership, WorkNotifier } from '../../ports/work-shards.js';
+import type { OwnerWorkingSet, ShardOwnership, WorkNotifier } from '../../ports/work-shards.js';
 import { DueWakeups, type Wakeable } from './due-wakeups.js';
 import type { PlacementLog, WorkPlacement } from './work-placement.js';
 
@@ -17,10 +16,8 @@ export interface DistributedPlacementParts {
   /** The delivery engine looks at storage at least this often by itself. */
   readonly pollMs: number;
   readonly log: PlacementLog;
-  /** Requests another process stored in shards this one owns, as carried by their notices. */
-  readonly acceptedElsewhere?: (requests: readonly StoredRequest[]) => void;
-  /** Cancels another process stored for requests in shards this one owns: what it remembers of them is stale. */
-  readonly cancelsAsked?: (requestIds: readonly string[]) => void;
+  /** Told what the notices of owned shards carry, when storage keeps their work in memory. */
+  readonly workingSet?: OwnerWorkingSet;
 }
 
 /**
@@ -54,13 +51,13 @@ export function distributedPlacement(p: DistributedPlacementParts): WorkPlacemen
           const released = await requests.releaseLeases(clock.now(), shards);
           if (released > 0) p.log('info', 'leases of a previous owner released', { shards, requests: released });
         },
-        onCancelsAsked: (ids) => p.cancelsAsked?.(ids),
+        onCancelsAsked: (ids) => p.workingSet?.cancelsAsked(ids),
         onWork: (notices) => {
           // No notices: claims may start in a new assignment, which is news for every worker over these shards.
           if (notices.length === 0) for (const j of joined) j.stored([]);
           else {
             const carried = notices.flatMap((n) => (n.request === undefined ? [] : [n.request]));
-            if (carried.length > 0) p.acceptedElsewhere?.(carried);
+            if (carried.length > 0) p.workingSet?.acceptedElsewhere(carried);
             w.stored(notices.map((n) => n.dueAt));
           }
         },

@@ -14,7 +14,7 @@ import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, inse
 import { applied, type CassandraSession, type Statement } from '../session.js';
 import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
-import type { CancelNotice } from '../../../ports/work-shards.js';
+import type { WorkNotifier } from '../../../ports/work-shards.js';
 import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
 import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
 import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
@@ -33,9 +33,20 @@ export interface CassandraRequestStoreOptions {
   readonly timerFloors?: TimerFloorSettings;
   /** Default `systemClock`. */
   readonly clock?: Clock;
-  /** The shards this process holds, when known at construction; otherwise given later (`fenceWith`). */
+  /**
+   * The shards this process holds, asked on every change it makes as their owner: given by whatever decides
+   * ownership. Default none: a process that takes no part in delivery makes no such change.
+   */
   readonly epochs?: ShardEpochs;
+  /**
+   * Tells the owner of a request's shard, when that is another process, that a cancel was asked for here (see
+   * `requestCancel`). Default none: a process that accepts no API calls asks for no cancel.
+   */
+  readonly cancelNotices?: Pick<WorkNotifier, 'announceCancel'>;
 }
+
+/** The epochs of a process that holds no shard. */
+const NO_SHARDS: ShardEpochs = { held: () => null };
 
 /**
  * Longer than an attempt to a responsive destination usually takes, including the wait for a free slot (the
@@ -60,7 +71,7 @@ const SINGLE_INSERTS: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16,
  * Requests in Cassandra. A request is one partition: its fields are static columns, its attempts are rows, so
  * every change (and an attempt with it) is one write. The owner of the request's shard makes every change of its
  * state with a plain write at an owner timestamp (see `RequestChanges`, `OwnerTimestamps`); a process that holds
- * no shards (`fenceWith` never called, or not the request's) refuses such changes with `VersionConflict`. Anyone
+ * no shards (no `epochs` given, or not the request's) refuses such changes with `VersionConflict`. Anyone
  * else only asks for a cancel, in a cell of its own (`requestCancel`). Due work is found through `timers`, hints
  * that a claim checks against the request; the list through `requests_by_project`.
  *
@@ -80,12 +91,12 @@ export class CassandraRequestStore implements RequestStore {
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
   private readonly known = new KnownRequests();
-  /** The owner's working set, and what goes in and out of it. */
-  private readonly working: WorkingSet;
-  /** Tells the owner of a request's shard, elsewhere, that a cancel was asked for (see `requestCancel`). */
-  private announceCancel: ((notice: CancelNotice) => Promise<void>) | null = null;
+  /**
+   * The owner's working set, and what goes in and out of it; told by the shards' notices of work accepted and
+   * cancels asked for elsewhere.
+   */
+  readonly workingSet: WorkingSet;
   private readonly held: HeldClaims;
-  private epochs: ShardEpochs | null;
   /** The change of each request under way, if any (see `oneAtATime`). */
   private readonly changing = new Map<string, Promise<void>>();
   private readonly cancelQuery: string;
@@ -101,8 +112,8 @@ export class CassandraRequestStore implements RequestStore {
     private readonly options: CassandraRequestStoreOptions,
   ) {
     const clock = options.clock ?? systemClock;
-    this.working = new WorkingSet(options.shardCount, clock, (shard) => this.epochs?.held(shard) ?? null, this.known);
-    this.epochs = options.epochs ?? null;
+    const epochs = options.epochs ?? NO_SHARDS;
+    this.workingSet = new WorkingSet(options.shardCount, clock, epochs, this.known);
     this.rows = new RequestRows(session);
     this.timers = new TimerEngine(session, REQUEST_TIMERS, {
       clock,
@@ -110,8 +121,8 @@ export class CassandraRequestStore implements RequestStore {
       ...(options.timerFloors !== undefined ? { floors: options.timerFloors } : {}),
     });
     const expiry = new RequestExpiry(session, this.rows, clock);
-    const stamps = new OwnerTimestamps({ held: (shard) => this.epochs?.held(shard) ?? null }, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, stamps, (next, basis) => this.working.changedHere(next, basis));
+    const stamps = new OwnerTimestamps(epochs, clock);
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, stamps, (next, basis) => this.workingSet.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -120,32 +131,9 @@ export class CassandraRequestStore implements RequestStore {
       (claim) => this.inFlight.run(() => this.storeHeld(claim)),
       clock,
     );
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.held, clock, this.working.dueSoon, (id) => this.working.beingAccepted(id) || this.changing.has(id));
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.held, clock, this.workingSet.dueSoon, (id) => this.workingSet.beingAccepted(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
-  }
-
-  /**
-   * The shards this process holds, asked on every change it makes as their owner. Given once delivery starts, by
-   * whatever decides ownership; until then this process makes no such change.
-   */
-  fenceWith(epochs: ShardEpochs): void {
-    this.epochs = epochs;
-  }
-
-  /** How a cancel asked for here reaches the owner of the request's shard when that is another process. */
-  announceCancelsWith(announce: (notice: CancelNotice) => Promise<void>): void {
-    this.announceCancel = announce;
-  }
-
-  /** Requests another process accepted into shards this one holds, carried by their notices (see `WorkingSet`). */
-  acceptedElsewhere(requests: readonly StoredRequest[]): void {
-    this.working.acceptedElsewhere(requests);
-  }
-
-  /** Cancels asked for elsewhere, of requests in shards this process holds: what it remembers of them is stale. */
-  cancelsAsked(requestIds: readonly string[]): void {
-    this.working.cancelsAsked(requestIds);
   }
 
   /**
@@ -162,11 +150,11 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(async () => {
       if (requests.length === 0) return;
       const bases = requests.map((r) => this.changes.basis(shardOf(r.id, this.options.shardCount)));
-      const written = this.working.writing(requests);
+      const written = this.workingSet.writing(requests);
       try {
         await this.writeNew(requests);
         // Requests due soon in shards held since before the write join the working set: their claims read nothing.
-        this.working.acceptedHere(requests, bases);
+        this.workingSet.acceptedHere(requests, bases);
       } finally {
         written();
       }
@@ -259,9 +247,10 @@ export class CassandraRequestStore implements RequestStore {
   requestCancel(projectId: string, id: string, now: number): Promise<boolean> {
     return this.inFlight.run(async () => {
       if (!applied(await this.session.execute(this.cancelQuery, [now, id, projectId], 'cancelling a request'))) return false;
-      this.working.cancelsAsked([id]);
+      this.workingSet.cancelsAsked([id]);
       const shard = shardOf(id, this.options.shardCount);
-      if (this.announceCancel !== null && this.changes.basis(shard) === null) await this.announceCancel({ requestId: id, shard });
+      const notices = this.options.cancelNotices;
+      if (notices !== undefined && this.changes.basis(shard) === null) await notices.announceCancel({ requestId: id, shard });
       return true;
     });
   }

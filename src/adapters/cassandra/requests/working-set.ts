@@ -1,7 +1,8 @@
 import type { Clock } from '../../../domain/clock.js';
 import type { StoredRequest } from '../../../domain/request.js';
 import { shardOf } from '../../../domain/shards.js';
-import type { HeldEpoch } from '../../../ports/shard-epochs.js';
+import type { ShardEpochs } from '../../../ports/shard-epochs.js';
+import type { OwnerWorkingSet } from '../../../ports/work-shards.js';
 import { DueSoon } from './due-soon.js';
 import type { KnownRequests } from './known-requests.js';
 import { RecentKeys } from '../shared/recent-keys.js';
@@ -23,7 +24,7 @@ const MAX_KNOWN_CANCELS = 10_000;
  * for. Every way in therefore checks the shard was held throughout and that no cancel was noticed; every cancel
  * noticed takes the request out, and is remembered a while for notices that arrive after it.
  */
-export class WorkingSet {
+export class WorkingSet implements OwnerWorkingSet {
   readonly dueSoon: DueSoon;
   /** Requests being written as accepted, and whether a cancel was noticed meanwhile. */
   private readonly accepting = new Map<string, { cancelAsked: boolean }>();
@@ -33,8 +34,8 @@ export class WorkingSet {
   constructor(
     private readonly shardCount: number,
     private readonly clock: Clock,
-    /** The epoch under which this process holds a shard, if it does. */
-    private readonly held: (shard: number) => HeldEpoch | null,
+    /** The shards this process holds, and since when. */
+    private readonly epochs: ShardEpochs,
     /** What this process remembers of requests right after its own changes; stale once they change again. */
     private readonly known: KnownRequests,
   ) {
@@ -76,7 +77,7 @@ export class WorkingSet {
   acceptedElsewhere(requests: readonly StoredRequest[]): void {
     const soon = this.clock.now() + DUE_SOON_MS;
     for (const r of requests) {
-      const held = this.held(shardOf(r.id, this.shardCount));
+      const held = this.epochs.held(shardOf(r.id, this.shardCount));
       if (held === null || r.dueAt === null || r.dueAt > soon || this.cancelNoticed.has(r.id)) continue;
       const unchanged = r.createdAt > held.since + CLOCKS_APART_MS || r.dueAt > held.since + CLOCKS_APART_MS;
       if (unchanged) this.dueSoon.remember(r, held.epoch);
