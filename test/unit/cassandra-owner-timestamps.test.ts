@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EPOCH_SPAN_MS, OwnerTimestamps, RETAKE_EPOCH_AFTER_MS, epochOf, ownerTimestamp, timestampValue } from '../../src/adapters/cassandra/ownership/owner-timestamps.js';
+import { EPOCH_SPAN_MS, OwnerTimestamps, RETAKE_EPOCH_AFTER_MS, epochOf, ownerTimestamp } from '../../src/adapters/cassandra/ownership/owner-timestamps.js';
+import { timestampValue } from '../../src/adapters/cassandra/session.js';
 import { systemClock, type Clock } from '../../src/domain/clock.js';
 import type { HeldEpoch } from '../../src/ports/shard-epochs.js';
 import { FakeClock } from '../support/fake-clock.js';

@@ -1,7 +1,7 @@
 import { StorageUnavailable } from '../../ports/errors.js';
+import type { types } from 'cassandra-driver';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '../../ports/idempotency.js';
-import { liveRecord } from './idempotency-rows.js';
-import { applied, type CassandraSession } from './session.js';
+import { applied, millis, type CassandraSession } from './session.js';
 
 /** Rounds of claim and replace for one key before giving up: each lost round means another claim took effect. */
 const MAX_CLAIM_ROUNDS = 8;
@@ -112,4 +112,18 @@ function statements(table: string) {
     release: `DELETE FROM ${table} ${key} IF outcome = null AND claimed_at != null`,
     undo: `DELETE FROM ${table} ${key} IF fingerprint = ? AND claimed_at = ? AND outcome = null`,
   };
+}
+
+/**
+ * The record a row holds at `now`, or null when there is none: no row, an expired record, or a row whose claim
+ * columns the TTL already removed while a later-written outcome lives on.
+ */
+function liveRecord(projectId: string, key: string, row: types.Row | null, now: number): IdempotencyRecord | null {
+  if (row === null) return null;
+  const fingerprint = (row.get('fingerprint') as string | null | undefined) ?? null;
+  const claimedAt = millis(row.get('claimed_at'));
+  const expiresAt = millis(row.get('expires_at'));
+  if (fingerprint === null || claimedAt === null || expiresAt === null || expiresAt <= now) return null;
+  const outcome = (row.get('outcome') as string | null | undefined) ?? null;
+  return { projectId, key, fingerprint, outcome, claimedAt, expiresAt, plan: (row.get('plan') as string | null | undefined) ?? null };
 }

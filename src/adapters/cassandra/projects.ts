@@ -2,9 +2,7 @@ import { types } from 'cassandra-driver';
 import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { ProjectStore } from '../../ports/projects.js';
 import { toPortError } from './errors.js';
-import { newestFirst, signingSecretFromRow } from './projects-signing.js';
-import { blob, plainBytes } from './secrets-bytes.js';
-import { applied, millis, type CassandraSession } from './session.js';
+import { applied, blob, millis, plainBytes, type CassandraSession } from './session.js';
 
 /**
  * Projects and API keys as plain rows; revocation and project changes are the conditional writes, so they can tell
@@ -165,6 +163,28 @@ function apiKeyFromRow(keyId: string, row: types.Row): ApiKeyRecord | null {
     revokedAt: millis(row.get('revoked_at')),
     lastUsedAt: millis(row.get('last_used_at')),
   };
+}
+
+function signingSecretFromRow(projectId: string, row: types.Row): SigningSecret {
+  return {
+    projectId,
+    secret: plainBytes(row.get('secret') as Uint8Array),
+    createdAt: millis(row.get('created_at'))!,
+    retiresAt: millis(row.get('retires_at')),
+  };
+}
+
+/**
+ * Newest first. The embedded store orders secrets created in the same millisecond by insertion, latest first; the
+ * rows here keep no insertion order, but each rotation retires the current secrets, so the current one leads and
+ * then the one retiring last, which is the same order unless two rotations retired at the same time.
+ */
+function newestFirst(a: SigningSecret, b: SigningSecret): number {
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  if (a.retiresAt === b.retiresAt) return 0;
+  if (a.retiresAt === null) return -1;
+  if (b.retiresAt === null) return 1;
+  return b.retiresAt - a.retiresAt;
 }
 
 /** Every row of a result, the later pages fetched as the rows are read. */

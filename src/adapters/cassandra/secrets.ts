@@ -1,6 +1,5 @@
 import type { SecretStore } from '../../ports/secrets.js';
-import { blob, plainBytes } from './secrets-bytes.js';
-import { applied, type CassandraSession } from './session.js';
+import { applied, blob, plainBytes, type CassandraSession } from './session.js';
 
 /** Server secrets, each created once by a conditional insert so every process ends up with the same value. */
 export class CassandraSecretStore implements SecretStore {

@@ -140,3 +140,18 @@ export function millis(value: unknown): number | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'number' ? value : (value as types.Long).toNumber();
 }
+
+/** A write timestamp as the driver binds a `bigint` (`USING TIMESTAMP ?`): beyond 2^53, so never a plain number. */
+export function timestampValue(t: bigint): types.Long {
+  return types.Long.fromString(t.toString());
+}
+
+/** The driver binds only Buffers to blob columns; this one shares the caller's memory (a view, not a copy). */
+export function blob(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The driver returns Buffers over its receive buffers; callers get plain Uint8Arrays of their own, as from any other backend. */
+export function plainBytes(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}

@@ -1,4 +1,3 @@
-import { types } from 'cassandra-driver';
 import type { Clock } from '../../../domain/clock.js';
 import type { HeldEpoch, ShardEpochs } from '../../../ports/shard-epochs.js';
 
@@ -76,9 +75,4 @@ export class OwnerTimestamps {
     this.last.set(shard, issued);
     return issued;
   }
-}
-
-/** A timestamp as the driver binds a `bigint` (`USING TIMESTAMP ?`): beyond 2^53, so never a plain number. */
-export function timestampValue(t: bigint): types.Long {
-  return types.Long.fromString(t.toString());
 }

@@ -1,16 +1,15 @@
 import { isTerminal, type AttemptRecord, type StoredRequest } from '../../../domain/request.js';
 import { shardOf } from '../../../domain/shards.js';
+import { StorageUnavailable } from '../../../ports/errors.js';
 import type { RequestPatch } from '../../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../../request-patch-columns.js';
-import { timestampValue, type OwnerTimestamps } from '../ownership/owner-timestamps.js';
-import type { RequestExpiry } from './expiry.js';
-import type { InFlight } from '../shared/concurrency.js';
-import { insertAttempt } from './rows.js';
-import type { CassandraSession, Statement } from '../session.js';
-import { timerChange, type RequestTimer } from './timers.js';
+import type { OwnerTimestamps } from '../ownership/owner-timestamps.js';
+import { timestampValue, type CassandraSession, type Statement } from '../session.js';
+import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import type { TimerEngine } from '../timers/engine.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
-import { StorageUnavailable } from '../../../ports/errors.js';
+import type { RequestExpiry } from './expiry.js';
+import { REQUEST_BATCHES, insertAttempt, patched } from './rows.js';
+import { timerChange, type RequestTimer } from './timers.js';
 
 /** One change's statements, all at its owner timestamp. */
 interface OwnerWrite {
@@ -58,7 +57,8 @@ export class RequestChanges {
     private readonly session: CassandraSession,
     private readonly timers: TimerEngine<RequestTimer>,
     private readonly shardCount: number,
-    private readonly inFlight: InFlight,
+    /** Starts work no caller waits for (a retention rewrite); the store's close waits for it. */
+    private readonly background: (task: () => Promise<unknown>) => void,
     private readonly expiry: RequestExpiry,
     private readonly stamps: OwnerTimestamps,
     /**
@@ -119,7 +119,7 @@ export class RequestChanges {
    */
   ended(r: StoredRequest, timer: RequestTimer | null, asOf: number, stamp: bigint, last: AttemptRecord | null = null): void {
     const rewrite = () => this.expiry.expire(r, stamp, last);
-    if (timer === null) this.inFlight.background(rewrite);
+    if (timer === null) this.background(rewrite);
     else this.timers.removeAfter(timer, asOf, rewrite);
   }
 
@@ -150,14 +150,4 @@ export class RequestChanges {
       params: [timestampValue(stamp), ...PATCH_FIELDS.map((f) => next[f]), next.version, next.id],
     };
   }
-}
-
-/** The request after `patch`, at `version`. */
-export function patched(current: StoredRequest, patch: RequestPatch, version = current.version + 1): StoredRequest {
-  return { ...current, ...definedFields(patch), version };
-}
-
-/** The fields `patch` changes: keys whose value is `undefined` change nothing, and must not mask others. */
-export function definedFields(patch: RequestPatch): RequestPatch {
-  return Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
 }

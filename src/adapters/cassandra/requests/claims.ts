@@ -1,18 +1,28 @@
 import type { Clock } from '../../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../../domain/delivery/backoff.js';
 import { isTerminal, type StoredRequest } from '../../../domain/request.js';
-import type { HeldClaims } from './held-claims.js';
-import type { DueSoon } from './due-soon.js';
-import { patched, type RequestChanges } from './changes.js';
+import type { RequestPatch } from '../../../ports/requests.js';
 import { takeUpTo, type InFlight } from '../shared/concurrency.js';
-import type { RequestRows } from './rows.js';
-import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './timers.js';
 import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from '../timers/engine.js';
+import type { DueSoon } from './due-soon.js';
+import type { HeldClaims } from './held-claims.js';
+import { patched, type RequestRows } from './rows.js';
+import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './timers.js';
 
 /** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
 export interface Claimed {
   readonly request: StoredRequest;
   readonly basis: number;
+}
+
+/** What claims change requests through, as the shard's owner: `RequestChanges`. */
+export interface OwnerChanges {
+  /** The epoch to note with a request read or claimed now in `shard`; null when this process does not hold it. */
+  basis(shard: number): number | null;
+  /** `patch` applied to `current`, read or claimed under `basis`; null, writing nothing, when the shard moved since. */
+  apply(current: StoredRequest, patch: RequestPatch, asOf: number, basis: number, during: string): Promise<StoredRequest | null>;
+  /** A request found ended behind a stale timer: its retention rewrite is made (again), then the timer dropped. */
+  endedLongAgo(r: StoredRequest, timer: RequestTimer, asOf: number, basis: number): void;
 }
 
 /** Remembered work never keeps the timers unscanned longer than this (see `claimDue`). */
@@ -58,7 +68,7 @@ export class RequestClaims {
   constructor(
     private readonly rows: RequestRows,
     private readonly timers: TimerEngine<RequestTimer>,
-    private readonly changes: RequestChanges,
+    private readonly changes: OwnerChanges,
     private readonly inFlight: InFlight,
     private readonly held: HeldClaims,
     private readonly clock: Clock,

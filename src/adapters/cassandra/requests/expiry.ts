@@ -2,11 +2,10 @@ import { types } from 'cassandra-driver';
 import type { Clock } from '../../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import { ATTEMPT_COLUMNS, REQUEST_COLUMNS, attemptValues, bodyValue, dayOf, lowerUrl, requestValues, type RequestRows } from './rows.js';
+import { ATTEMPT_COLUMNS, REQUEST_BATCHES, REQUEST_COLUMNS, attemptValues, dayOf, lowerUrl, requestValues, type RequestRows } from './rows.js';
 import { PATCH_COLUMNS } from '../../request-patch-columns.js';
-import { timestampValue } from '../ownership/owner-timestamps.js';
-import type { CassandraSession, Statement } from '../session.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
+import { blob, timestampValue, type CassandraSession, type Statement } from '../session.js';
+import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 
 /** A request's rewrite: its partition and its list entry. */
 export interface Rewrite {
@@ -105,7 +104,7 @@ export class RequestExpiry {
     const partition: Statement[] = [
       {
         query: this.updateRequest,
-        params: [ttl, t, ...endedRequestValues(r), asked, r.body === null ? types.unset : bodyValue(r.body), r.id],
+        params: [ttl, t, ...endedRequestValues(r), asked, r.body === null ? types.unset : blob(r.body), r.id],
       },
       ...attempts.map((a) => ({
         query: this.updateAttempt,

@@ -8,8 +8,9 @@ import type {
   RetryDecision,
   StoredRequest,
 } from '../../../domain/request.js';
-import { timestampValue } from '../ownership/owner-timestamps.js';
-import { millis, type CassandraSession, type Statement } from '../session.js';
+import type { RequestPatch } from '../../../ports/requests.js';
+import { PATCH_FIELDS } from '../../request-patch-columns.js';
+import { blob, millis, timestampValue, type CassandraSession, type Statement } from '../session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
 export const REQUEST_COLUMNS = [
@@ -23,6 +24,19 @@ export const ATTEMPT_COLUMNS = [
   'attempt_number', 'attempt_status', 'response_status_code', 'error_message', 'duration_ms', 'attempt_started_at',
   'attempt_completed_at', 'retry',
 ] as const;
+
+/**
+ * Limits for unlogged batches of whole requests (rows with bodies) and their list entries. Eight requests touch
+ * at most about ten partitions per batch, Cassandra's default threshold for warning about unlogged batches;
+ * 512 KiB of bodies stays well under the batch size the cluster must allow. At most 4,096 requests or 64 MiB of
+ * bodies wait. Callers choose how many writes run at once.
+ */
+export const REQUEST_BATCHES = {
+  itemsPerWrite: 8,
+  bytesPerWrite: 512 * 1024,
+  maxWaiting: 4096,
+  maxWaitingBytes: 64 * 1024 * 1024,
+} as const;
 
 /** UTC days since the epoch: the list's partitions. */
 const DAY_MS = 86_400_000;
@@ -100,6 +114,16 @@ export function asRead(r: StoredRequest, askedAt: number | null): StoredRequest 
   return { ...r, status: 'cancelled', cancelledAt: askedAt, completedAt: null, dueAt: null, updatedAt: Math.max(r.updatedAt, askedAt) };
 }
 
+/** The request after `patch`, at `version`. */
+export function patched(current: StoredRequest, patch: RequestPatch, version = current.version + 1): StoredRequest {
+  return { ...current, ...definedFields(patch), version };
+}
+
+/** The fields `patch` changes: keys whose value is `undefined` change nothing, and must not mask others. */
+export function definedFields(patch: RequestPatch): RequestPatch {
+  return Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
+}
+
 function statusAsRead(status: RequestStatus, askedAt: number | null): RequestStatus {
   return askedAt === null || status === 'succeeded' || status === 'delivering' ? status : 'cancelled';
 }
@@ -160,7 +184,7 @@ export function insertRequest(session: CassandraSession, r: StoredRequest, body:
   const columns = body === null ? REQUEST_COLUMNS : [...REQUEST_COLUMNS, 'body'];
   return {
     query: `INSERT INTO ${session.table('requests')} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-    params: body === null ? requestValues(r) : [...requestValues(r), bodyValue(body)],
+    params: body === null ? requestValues(r) : [...requestValues(r), blob(body)],
   };
 }
 
@@ -181,13 +205,8 @@ export function requestValues(r: StoredRequest): unknown[] {
 export function insertBody(session: CassandraSession, id: string, body: Uint8Array): Statement {
   return {
     query: `UPDATE ${session.table('requests')} SET body = ? WHERE id = ?`,
-    params: [bodyValue(body), id],
+    params: [blob(body), id],
   };
-}
-
-/** The body as the driver takes it: a view of the same bytes, not a copy. */
-export function bodyValue(body: Uint8Array): Buffer {
-  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /** The list entry of a new request, with the immutable fields the list filters on. */

@@ -3,23 +3,24 @@ import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { allShards, shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
 import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../../ports/requests.js';
-import { RequestChanges, definedFields, type ChangeExtras } from './changes.js';
-import { RequestClaims } from './claims.js';
-import { RequestExpiry } from './expiry.js';
-import { RequestList } from './list.js';
-import { HeldClaims, type HeldClaim } from './held-claims.js';
-import { KnownRequests } from './known-requests.js';
-import { InFlight, mapBounded } from '../shared/concurrency.js';
-import { RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
-import { applied, type CassandraSession, type Statement } from '../session.js';
-import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../../ports/work-shards.js';
-import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
-import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
-import { REQUEST_BATCHES, WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
-import { WorkingSet } from './working-set.js';
+import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
+import { applied, type CassandraSession, type Statement } from '../session.js';
+import { InFlight, mapBounded } from '../shared/concurrency.js';
+import { PerKeyQueue } from '../shared/per-key-queue.js';
+import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import { WrittenEntries } from '../shared/written-entries.js';
+import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
+import { RequestChanges, type ChangeExtras } from './changes.js';
+import { RequestClaims } from './claims.js';
+import { RequestExpiry } from './expiry.js';
+import { HeldClaims, type HeldClaim } from './held-claims.js';
+import { KnownRequests } from './known-requests.js';
+import { RequestList } from './list.js';
+import { REQUEST_BATCHES, RequestRows, dayOf, definedFields, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
+import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
+import { WorkingSet } from './working-set.js';
 
 export interface CassandraRequestStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
@@ -97,8 +98,11 @@ export class CassandraRequestStore implements RequestStore {
    */
   readonly workingSet: WorkingSet;
   private readonly held: HeldClaims;
-  /** The change of each request under way, if any (see `oneAtATime`). */
-  private readonly changing = new Map<string, Promise<void>>();
+  /**
+   * The changes of each request, one after another. With no condition in storage, this is what keeps two changes
+   * from one version apart: the second finds the version the first wrote, and fails.
+   */
+  private readonly changing = new PerKeyQueue();
   private readonly cancelQuery: string;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
@@ -122,7 +126,7 @@ export class CassandraRequestStore implements RequestStore {
     });
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps(epochs, clock);
-    this.changes = new RequestChanges(session, this.timers, options.shardCount, this.inFlight, expiry, stamps, (next, basis) => this.workingSet.changedHere(next, basis));
+    this.changes = new RequestChanges(session, this.timers, options.shardCount, (task) => this.inFlight.background(task), expiry, stamps, (next, basis) => this.workingSet.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
@@ -211,13 +215,13 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'updating a request')));
+    return this.inFlight.run(() => this.changing.run(id, () => this.change(projectId, id, expectedVersion, patch, 'updating a request')));
   }
 
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.oneAtATime(id, () => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { attempt }));
+      const { status, dueAt, version } = await this.changing.run(id, () => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { attempt }));
       return { status, dueAt, version };
     });
   }
@@ -305,25 +309,6 @@ export class CassandraRequestStore implements RequestStore {
     const next = await this.changes.apply(current, patch, asOf, basis, during, extras);
     if (next === null) throw conflict();
     return next;
-  }
-
-  /**
-   * Runs the changes of one request one after another. With no condition in storage, this is what keeps two
-   * changes from one version apart: the second finds the version the first wrote, and fails.
-   */
-  private async oneAtATime<T>(id: string, change: () => Promise<T>): Promise<T> {
-    const before = this.changing.get(id);
-    const run = (before ?? Promise.resolve()).then(change, change);
-    const done = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.changing.set(id, done);
-    try {
-      return await run;
-    } finally {
-      if (this.changing.get(id) === done) this.changing.delete(id);
-    }
   }
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */

@@ -2,7 +2,7 @@ import { types } from 'cassandra-driver';
 import type { HeaderEntry } from '../../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
 import type { Timing } from '../../../domain/schedule/timing.js';
-import { millis, type CassandraSession, type Statement } from '../session.js';
+import { blob, millis, type CassandraSession, type Statement } from '../session.js';
 
 /** The columns read back into a schedule, in the order `insert` binds them. */
 const COLUMNS = [
@@ -155,7 +155,7 @@ function headersText(headers: readonly HeaderEntry[]): string {
 
 /** A view of the same bytes, as the driver takes a blob; an empty body stays empty, distinct from none. */
 function bodyValue(body: Uint8Array | null): Buffer | null {
-  return body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return body === null ? null : blob(body);
 }
 
 /** Only the fields of the timing's own type are stored, under names fixed here rather than by whoever built it. */

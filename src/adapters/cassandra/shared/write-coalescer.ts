@@ -10,19 +10,6 @@ export interface CoalescerLimits {
   readonly maxWaitingBytes: number;
 }
 
-/**
- * Limits for unlogged batches of whole requests (rows with bodies) and their list entries. Eight requests touch
- * at most about ten partitions per batch, Cassandra's default threshold for warning about unlogged batches;
- * 512 KiB of bodies stays well under the batch size the cluster must allow. At most 4,096 requests or 64 MiB of
- * bodies wait. Callers choose how many writes run at once.
- */
-export const REQUEST_BATCHES: Omit<CoalescerLimits, 'writesAtOnce'> = {
-  itemsPerWrite: 8,
-  bytesPerWrite: 512 * 1024,
-  maxWaiting: 4096,
-  maxWaitingBytes: 64 * 1024 * 1024,
-};
-
 interface Waiting<T> {
   readonly item: T;
   readonly bytes: number;
