@@ -2,30 +2,78 @@ import { defineConfig } from 'vitest/config';
 
 // The black-box API tests run twice: on the embedded default, and unchanged on Cassandra and Kafka (started by
 // test/infra/infra.sh). The contract project runs the port suites against both backends.
+
+/**
+ * API and console test files whose subject is the same whatever stores the requests: the edge's refusals and
+ * limits, the OpenAPI document, the SDK's examples, the SDK's own behaviour (packaging, retries,
+ * webhook verification), TLS, computed previews and the console's layout. They run once, on the embedded
+ * default; what they send through to storage is covered on both backends by the files that are about it
+ * (create, send, list, schedules, idempotency, states, delivery and the contract suite).
+ */
+const BACKEND_AGNOSTIC = [
+  'test/api/input-refusals.test.ts',
+  'test/api/openapi-boundaries.test.ts',
+  'test/api/openapi-conformance.test.ts',
+  'test/api/schedule-preview.test.ts',
+  'test/api/schedules-validation.test.ts',
+  'test/api/sdk-client.test.ts',
+  'test/api/sdk-examples.test.ts',
+  'test/api/sdk-package.test.ts',
+  'test/api/sdk-retries.test.ts',
+  'test/api/sdk-webhooks.test.ts',
+  'test/api/tls.test.ts',
+  'test/api/unknown-routes.test.ts',
+  'test/browser/console-layout.test.ts',
+  'test/browser/console-shell.test.ts',
+];
+
 export default defineConfig({
   test: {
+    // Most of a test's time is spent waiting on real processes (servers, Cassandra, Kafka, a browser), not on
+    // this machine's cores: three files at a time keep two cores busy without starving the servers.
+    maxWorkers: 3,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { name: 'contract', include: ['test/contract/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
-      { test: { name: 'api', include: ['test/api/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        test: {
+          name: 'api',
+          include: ['test/api/**/*.test.ts'],
+          globalSetup: ['test/support/shared-ferry.setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         test: {
           name: 'api-cassandra',
           include: ['test/api/**/*.test.ts'],
+          exclude: BACKEND_AGNOSTIC,
           env: { FERRY_TEST_BACKEND: 'cassandra' },
           setupFiles: ['test/support/drop-deployments.setup.ts'],
+          globalSetup: ['test/support/shared-ferry.setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
       // The web console in a real chromium (test/infra/browser.sh), against both backends like the API tests.
-      { test: { name: 'browser', include: ['test/browser/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/support/shared-ferry.setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         test: {
           name: 'browser-cassandra',
           include: ['test/browser/**/*.test.ts'],
+          exclude: BACKEND_AGNOSTIC,
           env: { FERRY_TEST_BACKEND: 'cassandra' },
           setupFiles: ['test/support/drop-deployments.setup.ts'],
+          globalSetup: ['test/support/shared-ferry.setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },

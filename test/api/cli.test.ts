@@ -33,7 +33,9 @@ function ferry(args: readonly string[], env: Record<string, string> = {}, deadli
 /** A stack trace line, which no error a user can fix should print. */
 const STACK = /^\s+at /m;
 
-describe('command line', () => {
+// Argument parsing reaches no storage: once, on the embedded default. Each case is a process of its own, so they
+// run side by side.
+describe.runIf(TEST_BACKEND === 'embedded').concurrent('command line', () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = newDataDir();
@@ -107,7 +109,7 @@ describe('command line', () => {
   });
 });
 
-describe('configuration errors stop every command', () => {
+describe.concurrent('configuration errors stop every command', () => {
   it.each<[string[]]>([[['serve']], [['migrate']], [['config']], [['project', 'create', '--name', 'x']], [['key', 'revoke', '--key', 'k']]])(
     'ferry %j with a misspelt variable exits 2 and suggests the right name',
     async (args) => {
@@ -196,18 +198,20 @@ describe.runIf(TEST_BACKEND === 'embedded')('administration commands without a d
 describe('serve when it cannot listen', () => {
   let taken: Server;
   let takenPort: number;
+  /** One deployment for every case: each `serve` gives up before it serves, and the next may use it again. */
+  let dataDir: string;
   beforeAll(async () => {
     taken = createServer();
     await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
     takenPort = (taken.address() as AddressInfo).port;
+    dataDir = newDataDir();
+    await prepareStorage(dataDir);
   });
   afterAll(async () => {
     await new Promise((res) => taken.close(res));
   });
 
-  async function serve(env: Record<string, string>): Promise<Run> {
-    const dataDir = newDataDir();
-    await prepareStorage(dataDir);
+  function serve(env: Record<string, string>): Promise<Run> {
     return ferry(['serve'], { ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...env }, 60_000);
   }
 

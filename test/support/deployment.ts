@@ -18,7 +18,8 @@ const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/cli/main.js');
  * Cassandra and Kafka (started by `test/infra/infra.sh`). Each test data directory then stands for a deployment
  * of its own: its own keyspace, work topic and consumer group, named after the directory.
  */
-export const TEST_BACKEND: 'embedded' | 'cassandra' = process.env.FERRY_TEST_BACKEND === 'cassandra' ? 'cassandra' : 'embedded';
+export type TestBackend = 'embedded' | 'cassandra';
+export const TEST_BACKEND: TestBackend = process.env.FERRY_TEST_BACKEND === 'cassandra' ? 'cassandra' : 'embedded';
 
 export const TEST_SHARDS = 6;
 
@@ -38,9 +39,12 @@ function deploymentName(dataDir: string): string {
   return createHash('sha256').update(dataDir).digest('hex').slice(0, 16);
 }
 
-/** The environment that points a `ferry` process at the deployment of `dataDir`. */
-export function backendEnv(dataDir: string): Record<string, string> {
-  if (TEST_BACKEND === 'embedded') return { FERRY_DATA_DIR: dataDir };
+/**
+ * The environment that points a `ferry` process at the deployment of `dataDir`. `backend` is given only where the
+ * caller is no test file of a project (a global set-up serving both).
+ */
+export function backendEnv(dataDir: string, backend: TestBackend = TEST_BACKEND): Record<string, string> {
+  if (backend === 'embedded') return { FERRY_DATA_DIR: dataDir };
   const name = deploymentName(dataDir);
   return {
     FERRY_DATA_DIR: dataDir,
@@ -59,11 +63,11 @@ export function backendEnv(dataDir: string): Record<string, string> {
 const prepared = new Set<string>();
 
 /** Creates the deployment's schema (and topic) once per data directory; the embedded file creates itself. */
-export async function prepareStorage(dataDir: string): Promise<void> {
-  if (TEST_BACKEND === 'embedded') return;
+export async function prepareStorage(dataDir: string, backend: TestBackend = TEST_BACKEND): Promise<void> {
+  if (backend === 'embedded') return;
   const marker = join(dataDir, '.migrated');
   if (existsSync(marker)) return;
-  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir)) });
+  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir, backend)) });
   writeFileSync(marker, '');
   prepared.add(dataDir);
 }
@@ -72,9 +76,9 @@ export async function prepareStorage(dataDir: string): Promise<void> {
  * Drops the keyspaces and topics of every deployment this test process created: each table costs the shared
  * Cassandra node heap, so they must not pile up across runs.
  */
-export async function dropDeployments(): Promise<void> {
-  const dirs = [...prepared];
-  prepared.clear();
+export async function dropDeployments(only?: readonly string[]): Promise<void> {
+  const dirs = only ? [...prepared].filter((d) => only.includes(d)) : [...prepared];
+  for (const d of dirs) prepared.delete(d);
   if (dirs.length === 0) return;
   const session = await CassandraSession.connect({
     contactPoints: [infra.cassandra.contactPoint],
@@ -84,7 +88,7 @@ export async function dropDeployments(): Promise<void> {
   });
   try {
     for (const dir of dirs) {
-      await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir).FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
+      await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir, 'cassandra').FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
     }
   } finally {
     await session.close();
@@ -92,7 +96,7 @@ export async function dropDeployments(): Promise<void> {
   const admin = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    await admin.deleteTopics({ topics: dirs.map((d) => backendEnv(d).FERRY_KAFKA_TOPIC!) });
+    await admin.deleteTopics({ topics: dirs.map((d) => backendEnv(d, 'cassandra').FERRY_KAFKA_TOPIC!) });
   } finally {
     await admin.disconnect();
   }

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { backendEnv, childEnv, prepareStorage } from './deployment.js';
+import { backendEnv, childEnv, prepareStorage, type TestBackend } from './deployment.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -31,13 +31,15 @@ export function newDataDir(): string {
 }
 
 /** Starts the built `ferry serve` on free ports and waits until it reports that it listens. */
-export async function startFerry(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<FerryProcess> {
+export async function startFerry(
+  opts: { dataDir?: string; env?: Record<string, string>; backend?: TestBackend } = {},
+): Promise<FerryProcess> {
   const dataDir = opts.dataDir ?? newDataDir();
   // Extra node flags for the server only, e.g. FERRY_TEST_NODE_ARGS="--cpu-prof" when profiling a benchmark.
   const nodeArgs = process.env.FERRY_TEST_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  await prepareStorage(dataDir);
+  await prepareStorage(dataDir, opts.backend);
   const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
-    env: childEnv({ ...backendEnv(dataDir), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env }),
+    env: childEnv({ ...backendEnv(dataDir, opts.backend), FERRY_HTTP_PORT: '0', FERRY_GRPC_PORT: '0', ...opts.env }),
     // FERRY_TEST_STDOUT=inherit shows what node itself prints on stdout, e.g. with FERRY_TEST_NODE_ARGS="--trace-gc".
     stdio: ['ignore', process.env.FERRY_TEST_STDOUT === 'inherit' ? 'inherit' : 'ignore', 'pipe'],
   });
@@ -89,10 +91,10 @@ export async function startFerry(opts: { dataDir?: string; env?: Record<string, 
 }
 
 /** Runs the `ferry` CLI against a data directory and parses its JSON output. */
-export async function ferryCli(dataDir: string, args: readonly string[]): Promise<Record<string, unknown>> {
-  await prepareStorage(dataDir);
+export async function ferryCli(dataDir: string, args: readonly string[], backend?: TestBackend): Promise<Record<string, unknown>> {
+  await prepareStorage(dataDir, backend);
   const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
-    env: childEnv(backendEnv(dataDir)),
+    env: childEnv(backendEnv(dataDir, backend)),
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }

@@ -1,9 +1,13 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { Api } from './api-client.js';
 import { createProject, startFerry, type FerryProcess } from './ferry-process.js';
+import { SHARED_FERRY_ENV } from './shared-ferry.setup.js';
 
-export interface FerryFixture {
-  ferry: FerryProcess;
+/** What a test sees of the server it talks to: where it listens, and its deployment's data directory. */
+export type FerryServer = Pick<FerryProcess, 'baseUrl' | 'grpcAddress' | 'dataDir'>;
+
+export interface FerryFixture<Server extends FerryServer = FerryServer> {
+  ferry: Server;
   api: Api;
   projectId: string;
   apiKey: string;
@@ -11,12 +15,19 @@ export interface FerryFixture {
   newProject(opts?: { monthlyAllowance?: number; retentionDays?: number }): Promise<{ api: Api; projectId: string; apiKey: string }>;
 }
 
-/** One real `ferry serve` process for the enclosing test file, with one project ready to use. */
-export function useFerry(opts: { env?: Record<string, string>; monthlyAllowance?: number } = {}): FerryFixture {
-  const fixture = {} as FerryFixture;
+/**
+ * A server for the enclosing test file, with one project of its own ready to use. Without `env` it is the server
+ * every file of the project shares (`shared-ferry.setup.ts`: the API only, no authentication cache), so the file
+ * must keep to its own projects and not look at what is server-wide (logs, metrics, process state). With `env` it
+ * is a `ferry serve` process of the file's own, stopped after it.
+ */
+export function useFerry(opts: { env: Record<string, string>; monthlyAllowance?: number }): FerryFixture<FerryProcess>;
+export function useFerry(opts?: { monthlyAllowance?: number }): FerryFixture;
+export function useFerry(opts: { env?: Record<string, string>; monthlyAllowance?: number } = {}): FerryFixture<FerryProcess> | FerryFixture {
+  const fixture = {} as FerryFixture<FerryProcess>;
+  let own: FerryProcess | undefined;
   beforeAll(async () => {
-    // Acceptance tests look at requests as accepted, so by default no delivery moves them on.
-    const ferry = await startFerry({ env: { FERRY_AUTH_CACHE_MS: '0', FERRY_ROLES: 'api', ...opts.env } });
+    const ferry: FerryServer = opts.env ? (own = await startFerry({ env: { ...SHARED_FERRY_ENV, ...opts.env } })) : inject('sharedFerry');
     const { projectId, apiKey } = await createProject(ferry.dataDir, { monthlyAllowance: opts.monthlyAllowance });
     Object.assign(fixture, {
       ferry,
@@ -30,7 +41,7 @@ export function useFerry(opts: { env?: Record<string, string>; monthlyAllowance?
     });
   });
   afterAll(async () => {
-    await fixture.ferry?.stop();
+    await own?.stop();
   });
   return fixture;
 }

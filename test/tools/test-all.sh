@@ -6,6 +6,16 @@ cd "$(dirname "$0")/../.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Cassandra and Kafka take half a minute to start: they start first, in the background, while the code is built
+# and checked. Started here when not already running, and stopped again at the end if this run started them.
+step "Cassandra and Kafka for the distributed backend (starting in the background)"
+if ! bash test/infra/infra.sh status >/dev/null 2>&1; then
+  trap 'bash test/infra/infra.sh down >/dev/null 2>&1 || true' EXIT
+fi
+infra_log="$(mktemp)"
+bash test/infra/infra.sh up >"$infra_log" 2>&1 &
+infra_pid=$!
+
 step "build"
 npm run --silent build
 
@@ -24,12 +34,11 @@ npx eslint --max-warnings 0 .
 REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --extends recommended-strict openapi/ferry.openapi.json
 npx tsx test/tools/check-cycles.ts
 
-step "Cassandra and Kafka for the distributed backend"
-# Started here when not already running, and stopped again at the end if this run started them.
-if ! bash test/infra/infra.sh status >/dev/null 2>&1; then
-  trap 'bash test/infra/infra.sh down >/dev/null 2>&1 || true' EXIT
-fi
-bash test/infra/infra.sh up
+step "Cassandra and Kafka answer"
+infra_status=0
+wait "$infra_pid" || infra_status=$?
+cat "$infra_log"
+[ "$infra_status" -eq 0 ] || { echo "Cassandra and Kafka did not start" >&2; exit "$infra_status"; }
 
 step "a browser for the console tests"
 bash test/infra/browser.sh
