@@ -159,7 +159,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     const log = schedulerLog((f) => again.followOutput(f));
     try {
       const after = new Schedules(new Api(again.baseUrl, schedules.api.apiKey));
-      // The dead holder's claim is taken over once its lease (30 s) has run out.
+      // The dead holder's claim is taken over once its lease (30 s, counted from its stamp 25 s back) has run out.
       const d = await scheduleWhen(after, s.id, (x) => x.last_run_at !== null, 120_000);
       expect(at(d.last_run_at)).toBe(t1);
       expect(at(d.next_run_at)).toBe(t1 + 10 * MINUTE);

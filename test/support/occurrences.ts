@@ -125,14 +125,21 @@ export function firingWorker(
 }
 
 /**
+ * How long before the restart the dying process of `diesBeforeRecording` took its claims: the restarted process
+ * takes a claim over once it is older than the lease (30 s), so a claim stamped this long ago is taken over a few
+ * seconds after the restart rather than half a minute, by the same rule.
+ */
+const DIED_AGO_MS = 25_000;
+
+/**
  * Occurrences fired as `ferry serve` fires them, by a process that dies right after storing an occurrence's
  * request: its idempotency record never gets the outcome (the write hangs forever), so the claim stays open with
- * its plan, exactly as a SIGKILL between the two writes leaves it.
+ * its plan, exactly as a SIGKILL between the two writes leaves it. Its claims are stamped `DIED_AGO_MS` back.
  */
 export function diesBeforeRecording(backend: Backend): ScheduleOccurrences {
   const s = backend.idempotency;
   const idempotency: IdempotencyStore = {
-    claimAll: (claims, now) => s.claimAll(claims, now),
+    claimAll: (claims, now) => s.claimAll(claims.map((c) => ({ ...c, claimedAt: c.claimedAt - DIED_AGO_MS })), now),
     takeOver: (claim, staleBefore) => s.takeOver(claim, staleBefore),
     completeAll: () => new Promise<void>(() => undefined),
     releaseAll: (p, keys) => s.releaseAll(p, keys),
