@@ -11,7 +11,8 @@ import { file_ferry_v1_errors } from '../gen/ferry/v1/errors_pb.js';
 import { Health } from '../gen/grpc/health/v1/health_pb.js';
 import { ServerReflection } from '../gen/grpc/reflection/v1/reflection_pb.js';
 import { ServerReflection as ServerReflectionV1Alpha } from '../gen/grpc/reflection/v1alpha/reflection_pb.js';
-import { ApiCallGate } from './health/call-gate.js';
+import { ApiCallGate } from './calls/gate.js';
+import type { ChainOptions } from './calls/chain.js';
 import { healthRoutes } from './health/http-routes.js';
 import { operationalRouter, type OperationalRequest, type OperationalResponse, type OperationalRoute } from './health/operational-routes.js';
 import type { Readiness } from './health/readiness.js';
@@ -19,8 +20,6 @@ import { clientErrorHandler } from './http/client-errors.js';
 import { corsHandler, type CorsPolicy } from './http/cors.js';
 import { createGateway } from './http/gateway.js';
 import { callContextValues } from './request-headers.js';
-import { errorInterceptor } from './rpc/errors.js';
-import { observedCalls } from './rpc/observed-calls.js';
 import { healthServiceImpl } from './rpc/health-service.js';
 import { reflectionServices } from './rpc/reflection-service.js';
 import { routeService } from './rpc/service-routes.js';
@@ -90,24 +89,26 @@ type Listener = http.Server | http2.Http2Server | http2.Http2SecureServer;
  */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const gate = new ApiCallGate();
-  const api = opts.services.map((s) => gate.guard(s));
-  const [reflection, reflectionV1Alpha] = reflectionServices([...api.map((s) => s.service), Health], [file_ferry_v1_errors]);
+  // Every unary call of every protocol passes the same chain (see calls/chain.ts); the health checks skip its
+  // gate, since they must be answered while the process drains.
+  const api: ChainOptions = { observer: opts.observer, gate };
+  const health: ChainOptions = { observer: opts.observer, gate: undefined };
+  const [reflection, reflectionV1Alpha] = reflectionServices([...opts.services.map((s) => s.service), Health], [file_ferry_v1_errors]);
   const shutdown = new AbortController();
   const connect = connectNodeAdapter({
     routes: (router: ConnectRouter) => {
-      // Per RPC, so that a request is read as the JSON API reads it and observed from the start (see routeService).
-      for (const s of api) routeService(router, s.service, s.impl, { readMaxBytes: READ_MAX_BYTES, observer: opts.observer });
-      router.service(Health, healthServiceImpl(opts.readiness, api.map((s) => s.service.typeName)));
+      for (const s of opts.services) routeService(router, s.service, s.impl, { chain: api, readMaxBytes: READ_MAX_BYTES });
+      const healthService = served(Health, healthServiceImpl(opts.readiness, opts.services.map((s) => s.service.typeName)));
+      routeService(router, healthService.service, healthService.impl, { chain: health });
       router.service(ServerReflection, reflection);
       router.service(ServerReflectionV1Alpha, reflectionV1Alpha);
     },
-    interceptors: opts.observer ? [errorInterceptor, observedCalls(opts.observer)] : [errorInterceptor],
     readMaxBytes: READ_MAX_BYTES,
     // Keeps the headers as sent, so a repeated header reads as on the JSON API (see requestHeader).
     contextValues: callContextValues,
     // Aborted once the drain is over: streams still open (health watches) end, and handlers still running learn.
     shutdownSignal: shutdown.signal,
-    fallback: createGateway({ services: api, observer: opts.observer }),
+    fallback: createGateway({ services: opts.services, chain: api }),
   });
   // Served before the API: probes and scrapers, each one more entry here.
   const operational = operationalRouter([...healthRoutes(opts.readiness), ...(opts.operationalRoutes ?? [])] satisfies OperationalRoute[]);

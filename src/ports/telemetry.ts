@@ -19,11 +19,9 @@ export type Log = (level: LogLevel, msg: string, fields?: Readonly<Record<string
 export type CallProtocol = 'json' | 'connect' | 'grpc' | 'grpc-web';
 
 /**
- * One API call, as the edge reports it once the call has been answered.
- *
- * A tracer can be hung on the same two places that report calls: `handle()` in the JSON gateway and the Connect
- * interceptor in `src/edge/rpc/observed-calls.ts` each take the start time as the call begins and report here as it
- * ends.
+ * One API call, as the edge reports it once the call has been answered: every protocol's calls pass the observe
+ * stage of one call chain (`src/edge/calls/`), which takes the start time as the call arrives and reports here as
+ * it ends.
  */
 export interface ApiCall {
   readonly protocol: CallProtocol;

@@ -1,29 +1,32 @@
+import { createContextValues, type HandlerContext } from '@connectrpc/connect';
 import { describe, expect, it } from 'vitest';
 import { FerryError } from '../../src/domain/errors.js';
-import { ApiCallGate } from '../../src/edge/health/call-gate.js';
-import { served } from '../../src/edge/server.js';
-import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
+import { ApiCallGate } from '../../src/edge/calls/gate.js';
+import type { UnaryCall } from '../../src/edge/calls/unary-call.js';
+
+function call(): UnaryCall {
+  const context = { values: createContextValues() } as HandlerContext;
+  return { protocol: 'json', route: 'GET /requests/{request_id}', rpc: 'ferry.v1.RequestService/GetRequest', requestId: 'id', startedAt: 0, context, answer: undefined };
+}
 
 describe('ApiCallGate', () => {
   function service() {
     const releases: Array<() => void> = [];
-    const impl = {
-      getRequest: () => new Promise((resolve) => releases.push(() => resolve({}))),
-    } as unknown as Parameters<typeof served<typeof RequestService>>[1];
-    return { served: served(RequestService, impl), releases };
+    const served = (): Promise<unknown> => new Promise((resolve) => releases.push(() => resolve({})));
+    return { served, releases };
   }
 
   it('lets the calls under way finish, resolves when the last has, and refuses every later call', async () => {
     const gate = new ApiCallGate();
-    const { served: s, releases } = service();
-    const guarded = gate.guard(s).impl as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const first = guarded.getRequest!({}, {});
-    const second = guarded.getRequest!({}, {});
+    const { served, releases } = service();
+    const guarded = gate.stage(served);
+    const first = guarded(call());
+    const second = guarded(call());
 
     let idle = false;
     const closed = gate.close().then(() => (idle = true));
     expect(gate.closed).toBe(true);
-    const refused = guarded.getRequest!({}, {});
+    const refused = guarded(call());
     await expect(refused).rejects.toBeInstanceOf(FerryError);
     await expect(refused).rejects.toMatchObject({ code: 'SHUTTING_DOWN', status: 503, retryAfterSeconds: 1 });
 
@@ -37,10 +40,15 @@ describe('ApiCallGate', () => {
     expect(releases).toHaveLength(2);
   });
 
-  it('closes at once when nothing is under way, and leaves methods without an implementation out', async () => {
+  it('closes at once when nothing is under way', async () => {
     const gate = new ApiCallGate();
-    const guarded = gate.guard(service().served).impl as Record<string, unknown>;
-    expect(guarded.send).toBeUndefined();
+    await gate.close();
+    expect(gate.closed).toBe(true);
+  });
+
+  it('counts a call that failed as ended', async () => {
+    const gate = new ApiCallGate();
+    await expect(gate.stage(() => Promise.reject(new Error('failed')))(call())).rejects.toThrow('failed');
     await gate.close();
   });
 });

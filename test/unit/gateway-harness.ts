@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { RequestStatus } from '../../src/gen/ferry/v1/requests_pb.js';
 import { ScheduleService } from '../../src/gen/ferry/v1/schedule_service_pb.js';
-import { unreadableInput } from '../../src/edge/call-notes.js';
+import { unreadableInput } from '../../src/edge/calls/notes.js';
 import { createGateway, type GatewayService } from '../../src/edge/http/gateway.js';
 
 /** One call the gateway made into the implementation. */

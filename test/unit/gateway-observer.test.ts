@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noteAccepted, noteProject } from '../../src/edge/call-notes.js';
+import { noteAccepted, noteProject } from '../../src/edge/calls/notes.js';
 import { createGateway } from '../../src/edge/http/gateway.js';
 import { FerryError } from '../../src/domain/errors.js';
 import type { Acceptance } from '../../src/domain/request.js';
@@ -31,7 +31,10 @@ describe('gateway call observer', () => {
         throw failure;
       },
     };
-    const gateway = createGateway({ services: [{ service: RequestService, impl: impl as never }], observer: { observeCall: (c) => void calls.push(c) } });
+    const gateway = createGateway({
+      services: [{ service: RequestService, impl: impl as never }],
+      chain: { observer: { observeCall: (c) => void calls.push(c) }, gate: undefined },
+    });
     server = http.createServer(gateway);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

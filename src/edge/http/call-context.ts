@@ -1,20 +1,14 @@
 import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { createContextValues, type ContextValues, type HandlerContext } from '@connectrpc/connect';
-import type { FerryError } from '../../domain/errors.js';
-import type { Acceptance } from '../../domain/request.js';
 
 /**
  * The HandlerContext of a JSON HTTP call. It is built on the hot path of every call, so whatever an
- * implementation rarely reads (abort signal, response headers, context values, URL) is made on first use only;
- * Connect's own context builds them all up front, which costs more than the rest of a small call.
+ * implementation rarely reads (abort signal, headers, URL) is made on first use only, the context values once
+ * the chain keeps the call's notes there; Connect's own context builds them all up front, which costs more than
+ * the rest of a small call.
  */
 export class GatewayCallContext implements HandlerContext {
   readonly protocolName = 'json';
-  /** Noted by the services for the call observer (see `src/edge/call-notes.ts`): plain fields, nothing to allocate. */
-  projectId: string | undefined = undefined;
-  accepted: Acceptance | readonly Acceptance[] | undefined = undefined;
-  /** Why the request message could not be read from the HTTP request, answered once the caller authenticated. */
-  unreadable: FerryError | undefined = undefined;
   private controller: AbortController | undefined;
   private pendingReason: unknown;
   private aborted = false;

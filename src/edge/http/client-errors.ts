@@ -3,13 +3,12 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { FerryError } from '../../domain/errors.js';
 import type { ApiCallObserver } from '../../ports/telemetry.js';
+import { refusalAnswer } from '../calls/failure.js';
+import { reportRefused, UNMATCHED } from '../calls/observe.js';
 import { errorEnvelope, REQUEST_ID_HEADER } from './envelope.js';
 
 /** How long a connection answered for a request Node could not read stays open for the client to read the answer. */
 const LINGER_MS = 2_000;
-
-/** Reported as the route and RPC of a request that never became a call. */
-const UNREAD = 'unmatched';
 
 export interface ClientErrorOptions {
   /** The most request header bytes the listener reads, for the 431 message. */
@@ -48,19 +47,8 @@ export function clientErrorHandler(opts: ClientErrorOptions): (err: Error & { co
     const linger = setTimeout(() => socket.destroy(), LINGER_MS);
     linger.unref();
     socket.once('close', () => clearTimeout(linger));
-    opts.observer?.observeCall({
-      protocol: 'json',
-      route: UNREAD,
-      rpc: UNREAD,
-      status: refusal.status,
-      code: refusal.code,
-      field: undefined,
-      durationMs: 0,
-      requestId,
-      projectId: undefined,
-      accepted: undefined,
-      error: undefined,
-    });
+    // A request that never became a call: no route, and no time spent on it that Node would tell.
+    reportRefused(opts.observer, { protocol: 'json', route: UNMATCHED, rpc: UNMATCHED, requestId, durationMs: 0 }, refusalAnswer(refusal, undefined));
   };
 }
 

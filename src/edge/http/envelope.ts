@@ -17,7 +17,12 @@ export function errorEnvelope(err: FerryError, requestId: string): string {
   return `{"success":false,"data":null,"error":{"code":"${err.code}","message":${JSON.stringify(err.message)},"field":${field}},"meta":null,"request_id":"${requestId}"}`;
 }
 
-type Response = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
+/**
+ * Node's HTTP/1 and HTTP/2 compatibility responses: the gateway also runs behind a TLS server that speaks both.
+ * `write` is left out because the two typings of it disagree and the gateway only ever calls `end`.
+ */
+export type JsonResponse = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
+type Response = JsonResponse;
 
 /** The headers of a JSON answer; `extra` adds some (Allow, Connection) to a rare one. */
 export function jsonHeaders(body: string, requestId: string, extra?: Readonly<Record<string, string>>): Record<string, string | number> {

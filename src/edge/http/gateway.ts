@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { create } from '@bufbuild/protobuf';
 import type { DescService, Message } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import { FerryError, quoteInput, type ErrorCode } from '../../domain/errors.js';
-import type { ApiCallObserver } from '../../ports/telemetry.js';
-import { toFerryError } from '../errors.js';
+import { unaryChain, type ChainOptions } from '../calls/chain.js';
+import { refusalAnswer, toFerryError } from '../calls/failure.js';
+import { noteUnreadableInput } from '../calls/notes.js';
+import { reportRefused, UNMATCHED } from '../calls/observe.js';
+import type { UnaryHandler } from '../calls/unary-call.js';
 import { GatewayCallContext } from './call-context.js';
 import { ClientGone, readBody, TOO_LARGE } from './body.js';
 import { answerEarly } from './early-answer.js';
-import { sendEmpty, sendError, sendJson, successEnvelope } from './envelope.js';
+import { sendError, type JsonResponse } from './envelope.js';
 import { scanHeaders } from './headers.js';
-import { fieldWriter, messageWriter, type ValueWriter } from './json-writer.js';
-import { compileRequestBinder, type RequestBinder } from './request-message.js';
+import { answeringOf, answerJson, type JsonAnswering, type JsonCall } from './json-answer.js';
+import { compileRequestBinder, type HttpInput, type RequestBinder } from './request-message.js';
 import { Router } from './router.js';
 import { readRoutes, type Route } from './routes.js';
 
@@ -27,41 +30,39 @@ export interface GatewayService<S extends DescService = DescService> {
 export interface GatewayOptions {
   /** Only these services are routed; an RPC missing from a partial implementation has no route. */
   readonly services: ReadonlyArray<GatewayService>;
-  /** Told of every answered call. */
-  readonly observer?: ApiCallObserver;
+  /** The observer and the gate of the call chain; absent, calls pass a chain with neither. */
+  readonly chain?: ChainOptions;
 }
 
-/**
- * Node's HTTP/1 and HTTP/2 compatibility objects: the gateway also runs behind a TLS server that speaks both.
- * `write` is left out because the two typings of it disagree and the gateway only ever calls `end`.
- */
+/** Node's HTTP/1 and HTTP/2 compatibility objects: the gateway also runs behind a TLS server that speaks both. */
 export type GatewayRequest = IncomingMessage | Http2ServerRequest;
-export type GatewayResponse = Omit<ServerResponse, 'write'> | Omit<Http2ServerResponse, 'write'>;
-
+export type GatewayResponse = JsonResponse;
 
 const CALL_COMPLETE = new Error('The call is complete.');
 
-type UnaryCall = (request: Message, context: HandlerContext) => unknown;
+type ServiceCall = (request: Message, context: HandlerContext) => unknown;
 
-interface Entry {
-  readonly route: Route;
-  readonly call: UnaryCall;
+interface Entry extends JsonAnswering {
+  readonly call: ServiceCall;
   readonly bind: RequestBinder;
-  readonly writeData: ValueWriter;
-  /** Writes `meta`, or undefined when the route's `meta` is always null. */
-  readonly writeMeta: ValueWriter | undefined;
   /** The route as the observer reports it (`POST /requests/{request_id}/cancel`), and its RPC's full name. */
   readonly name: string;
   readonly rpc: string;
 }
 
-/** The route and RPC reported for a call that matched no route. */
-const UNMATCHED = 'unmatched';
+/** A JSON call in the chain: its route, and the parts of the HTTP request its message is bound from. */
+interface GatewayCall extends JsonCall {
+  readonly entry: Entry;
+  readonly input: HttpInput;
+}
+
+const NO_CHAIN: ChainOptions = { observer: undefined, gate: undefined };
 
 /**
  * Builds the JSON HTTP API from the `(ferry.v1.http)` options of the given services: one Node request handler
- * that routes, binds the request message, calls the implementation and answers in the envelope. It writes no
- * logs; whoever mounts it observes the server.
+ * that routes, answers what it refuses before reading the body, and passes every other call through the one call
+ * chain (see chain.ts), whose innermost step binds the request message and calls the implementation. It writes no
+ * logs; the chain's observer does.
  */
 export function createGateway(opts: GatewayOptions): (req: GatewayRequest, res: GatewayResponse) => void {
   const entries: Entry[] = [];
@@ -70,20 +71,20 @@ export function createGateway(opts: GatewayOptions): (req: GatewayRequest, res: 
       const fn = (impl as Record<string, unknown>)[route.method.localName];
       if (typeof fn !== 'function') continue;
       entries.push({
-        route,
-        call: (fn as UnaryCall).bind(impl),
+        ...answeringOf(route),
+        call: (fn as ServiceCall).bind(impl),
         bind: compileRequestBinder(route),
-        writeData: dataWriter(route),
-        writeMeta: metaWriter(route),
         name: `${route.httpMethod} ${route.template.source}`,
         rpc: `${route.service.typeName}/${route.method.name}`,
       });
     }
   }
   const router = new Router(entries);
+  const chain = opts.chain ?? NO_CHAIN;
+  const run = unaryChain(chain, answerJson<GatewayCall>, serve);
 
   return (req, res) => {
-    handle(router, req, res, opts.observer).catch((err: unknown) => {
+    handle(router, run, chain, req, res).catch((err: unknown) => {
       // Only reached when answering itself failed; a half-sent response can only be cut off.
       if (!res.headersSent && !(err instanceof ClientGone)) sendError(res, toFerryError(err), randomUUID());
       else res.destroy();
@@ -91,26 +92,31 @@ export function createGateway(opts: GatewayOptions): (req: GatewayRequest, res: 
   };
 }
 
-/** Writes the `data` of the envelope: the `response_body` field, or else the whole response message. */
-function dataWriter(route: Route): ValueWriter {
-  const field = route.responseField;
-  if (field === undefined) return messageWriter(route.method.output);
-  const write = fieldWriter(field);
-  return (response) => write((response as Record<string, unknown>)[field.localName]);
+/**
+ * The innermost step of a JSON call: binds the request message and calls the implementation. Input that cannot
+ * be read is noted, and the implementation gets an empty message: it refuses the note once the caller has
+ * authenticated (callerProject), as on gRPC and Connect.
+ */
+async function serve(call: GatewayCall): Promise<unknown> {
+  const { entry } = call;
+  let request: Message;
+  try {
+    request = entry.bind(call.input);
+  } catch (err) {
+    if (!(err instanceof FerryError)) throw err;
+    noteUnreadableInput(call.context.values, err);
+    request = create(entry.route.method.input);
+  }
+  return entry.call(request, call.context);
 }
 
-/** Writes the `response_meta` field, when the route names one; an unset field leaves `meta` null. */
-function metaWriter(route: Route): ValueWriter | undefined {
-  const field = route.metaField;
-  if (field === undefined) return undefined;
-  const write = fieldWriter(field);
-  return (response) => {
-    const value = (response as Record<string, unknown>)[field.localName];
-    return value === undefined ? 'null' : write(value);
-  };
-}
-
-async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayResponse, observer: ApiCallObserver | undefined): Promise<void> {
+async function handle(
+  router: Router<Entry>,
+  run: UnaryHandler<GatewayCall, void>,
+  chain: ChainOptions,
+  req: GatewayRequest,
+  res: GatewayResponse,
+): Promise<void> {
   const startedAt = performance.now();
   const requestId = randomUUID();
   const url = req.url ?? '/';
@@ -119,17 +125,24 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
   const method = req.method ?? '';
   const match = router.match(method, path);
   // A miss is answered before any body is read: a client may hold its request stream open until it has an answer.
-  if (match === undefined) return observe(observer, startedAt, undefined, requestId, answerRouteMiss(router, req, res, method, path, requestId));
+  if (match === undefined) {
+    const refusal = answerRouteMiss(router, req, res, method, path, requestId);
+    const call = { protocol: 'json', route: UNMATCHED, rpc: UNMATCHED, requestId, durationMs: performance.now() - startedAt } as const;
+    return reportRefused(chain.observer, call, refusalAnswer(refusal));
+  }
   const { entry, captures } = match;
   const { route } = entry;
+  const refuse = (refusal: FerryError, extra?: Readonly<Record<string, string>>): void => {
+    answerEarly(req, res, refusal, requestId, extra);
+    const call = { protocol: 'json', route: entry.name, rpc: entry.rpc, requestId, durationMs: performance.now() - startedAt } as const;
+    reportRefused(chain.observer, call, refusalAnswer(refusal));
+  };
   const headers = scanHeaders(req.rawHeaders, route.headers);
-  if (headers.repeated !== undefined) return refuse(observer, startedAt, entry, req, res, repeatedHeader(headers.repeated), requestId);
+  if (headers.repeated !== undefined) return refuse(repeatedHeader(headers.repeated));
   if (headers.contentEncoding !== undefined && route.body.kind !== 'none' && !isIdentity(headers.contentEncoding)) {
-    return refuse(observer, startedAt, entry, req, res, encodedBody(headers.contentEncoding), requestId, IDENTITY_ONLY);
+    return refuse(encodedBody(headers.contentEncoding), IDENTITY_ONLY);
   }
-  if (headers.contentLength !== undefined && Number(headers.contentLength) > route.maxBodyBytes) {
-    return refuse(observer, startedAt, entry, req, res, tooLarge(route), requestId);
-  }
+  if (headers.contentLength !== undefined && Number(headers.contentLength) > route.maxBodyBytes) return refuse(tooLarge(route));
   let body: Buffer | typeof TOO_LARGE;
   try {
     body = await readBody(req, route.maxBodyBytes, route.body.kind !== 'none');
@@ -137,47 +150,26 @@ async function handle(router: Router<Entry>, req: GatewayRequest, res: GatewayRe
     if (err instanceof ClientGone) return;
     throw err;
   }
-  if (body === TOO_LARGE) return refuse(observer, startedAt, entry, req, res, tooLarge(route), requestId);
+  if (body === TOO_LARGE) return refuse(tooLarge(route));
 
-  let context: GatewayCallContext | undefined;
+  const context = new GatewayCallContext(
+    route.service,
+    route.method,
+    method,
+    headers.pairs,
+    () => `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
+  );
+  // Aborting the context itself, rather than linking a signal of our own, saves an AbortSignal per call.
+  res.once('close', () => {
+    if (!res.writableEnded) context.abort(new ClientGone('The client closed the connection.'));
+  });
   try {
-    const ctx = new GatewayCallContext(
-      route.service,
-      route.method,
-      method,
-      headers.pairs,
-      () => `${(req.socket as TLSSocket).encrypted ? 'https' : 'http'}://${headers.host ?? 'localhost'}${url}`,
-    );
-    context = ctx;
-    let request: Message;
-    try {
-      request = entry.bind({ captures, query: q === -1 ? '' : url.slice(q + 1), headers, body });
-    } catch (err) {
-      if (!(err instanceof FerryError)) throw err;
-      // Answered by the service once the caller has authenticated (callerProject), as on gRPC and Connect.
-      ctx.unreadable = err;
-      request = create(route.method.input);
-    }
-    // Aborting the context itself, rather than linking a signal of our own, saves an AbortSignal per call.
-    res.once('close', () => {
-      if (!res.writableEnded) ctx.abort(new ClientGone('The client closed the connection.'));
-    });
-    const result = await entry.call(request, ctx);
-    if (res.destroyed) return;
-    const response = create(route.method.output, result as never) as unknown as Record<string, unknown>;
-    const status = successStatus(route, response);
-    if (route.emptyResponse) sendEmpty(res, status, requestId);
-    else sendJson(res, status, successEnvelope(entry.writeData(response), requestId, entry.writeMeta?.(response)), requestId);
-    observe(observer, startedAt, entry, requestId, status, undefined, ctx);
-  } catch (err) {
-    if (res.headersSent || res.destroyed) return;
-    const failure = toFerryError(err);
-    sendError(res, failure, requestId);
-    observe(observer, startedAt, entry, requestId, failure, err, context);
+    const input = { captures, query: q === -1 ? '' : url.slice(q + 1), headers, body };
+    await run({ protocol: 'json', route: entry.name, rpc: entry.rpc, requestId, startedAt, context, answer: undefined, res, entry, input });
   } finally {
     // Connect signals handlers on completion too, so work tied to the signal stops with the call. A shared
     // reason spares the DOMException that a bare abort() builds, stack trace included, on every call.
-    context?.abort(CALL_COMPLETE);
+    context.abort(CALL_COMPLETE);
   }
 }
 
@@ -193,51 +185,6 @@ function answerRouteMiss(router: Router<Entry>, req: GatewayRequest, res: Gatewa
   const refusal = new FerryError('METHOD_NOT_ALLOWED', `${quoteInput(path)} does not take ${method}; it takes ${allow}.`);
   answerEarly(req, res, refusal, requestId, { Allow: allow });
   return refusal;
-}
-
-/** Answers a refusal before the body is read (see `answerEarly`), and reports it. */
-function refuse(
-  observer: ApiCallObserver | undefined,
-  startedAt: number,
-  entry: Entry,
-  req: GatewayRequest,
-  res: GatewayResponse,
-  refusal: FerryError,
-  requestId: string,
-  extra?: Readonly<Record<string, string>>,
-): void {
-  answerEarly(req, res, refusal, requestId, extra);
-  observe(observer, startedAt, entry, requestId, refusal);
-}
-
-/**
- * Tells the observer of an answered call: its status, or the error it was answered with (and what was thrown
- * behind that). The one place the gateway reports calls; calls whose client left before the answer are not.
- */
-function observe(
-  observer: ApiCallObserver | undefined,
-  startedAt: number,
-  entry: Entry | undefined,
-  requestId: string,
-  answer: number | FerryError,
-  thrown?: unknown,
-  ctx?: GatewayCallContext,
-): void {
-  if (observer === undefined) return;
-  const failed = typeof answer === 'number' ? undefined : answer;
-  observer.observeCall({
-    protocol: 'json',
-    route: entry?.name ?? UNMATCHED,
-    rpc: entry?.rpc ?? UNMATCHED,
-    status: failed === undefined ? (answer as number) : failed.status,
-    code: failed?.code,
-    field: failed?.field,
-    durationMs: performance.now() - startedAt,
-    requestId,
-    projectId: ctx?.projectId,
-    accepted: failed === undefined ? ctx?.accepted : undefined,
-    error: thrown,
-  });
 }
 
 /** The code of a repeated single-valued header: the one its value would get if it were malformed. */
@@ -274,9 +221,4 @@ function encodedBody(contentEncoding: string): FerryError {
 function tooLarge(route: Route): FerryError {
   const field = route.body.kind === 'raw' ? route.body.field.name : undefined;
   return new FerryError('PAYLOAD_TOO_LARGE', `The body is over its limit of ${route.maxBodyBytes} bytes.`, field);
-}
-
-function successStatus(route: Route, response: Record<string, unknown>): number {
-  for (const o of route.statusOverrides) if (response[o.field.localName] === o.value) return o.status;
-  return route.successStatus;
 }

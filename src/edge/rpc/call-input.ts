@@ -1,24 +1,15 @@
 import { fromBinary, type DescMethod } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues } from '@connectrpc/connect';
-import type { Compression, UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
-import { parseContentType as connectContentType } from '@connectrpc/connect/protocol-connect';
-import { parseContentType as grpcContentType } from '@connectrpc/connect/protocol-grpc';
-import { parseContentType as grpcWebContentType } from '@connectrpc/connect/protocol-grpc-web';
 import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
 import { FerryError } from '../../domain/errors.js';
-import { noteUnreadableInput } from '../call-notes.js';
-import { toFerryError } from '../errors.js';
+import { noteUnreadableInput } from '../calls/notes.js';
+import { toFerryError } from '../calls/failure.js';
 import { rpcJsonReader } from '../http/rpc-json.js';
 import { routeOf } from '../http/routes.js';
-import { wrappedHandler } from './wrapped-handler.js';
+import { unaryFraming, wrappedHandler, type RpcHandler, type RpcRequest, type RpcResponse, type UnaryFraming as Framing } from './connect-hook.js';
 
-/** How a request message travels: alone (Connect unary) or in one gRPC frame, and in which encoding. */
-interface Framing {
-  readonly enveloped: boolean;
-  readonly binary: boolean;
-  /** The header naming the body's compression. */
-  readonly codingHeader: 'content-encoding' | 'grpc-encoding';
-}
+/** Connect's own decompressors, so that a body decompresses here exactly as Connect would decompress it. */
+type Compression = typeof compressionGzip;
 
 const CODINGS: ReadonlyMap<string, Compression> = new Map([
   ['gzip', compressionGzip],
@@ -34,7 +25,7 @@ type Read = { readonly message: Uint8Array } | { readonly unreadable: FerryError
 
 /**
  * Reads the request message of a unary API call before Connect does, the way the JSON API reads its body, and
- * hands Connect a message that cannot fail to decode. Connect decodes before any interceptor runs: there a
+ * hands Connect a message that cannot fail to decode. Connect decodes before the call reaches the chain: there a
  * malformed Protobuf message or a body that does not decompress is an `internal` error, answered before the
  * caller's key is looked at and neither logged nor counted. Here, input that cannot be read is noted on the call
  * (`noteUnreadableInput`) and Connect gets an empty message instead; the service answers the note once the
@@ -45,7 +36,7 @@ type Read = { readonly message: Uint8Array } | { readonly unreadable: FerryError
  * Requests this does not recognise (another content type or method, a body over `readMaxBytes`) pass to Connect
  * as they came, for its own answer.
  */
-export function readInputFirst(method: DescMethod, handler: UniversalHandler, readMaxBytes: number): UniversalHandler {
+export function readInputFirst(method: DescMethod, handler: RpcHandler, readMaxBytes: number): RpcHandler {
   const readJson = rpcJsonReader(method);
   const route = routeOf(method);
   const limit = route?.body.kind === 'json' ? route.maxBodyBytes : undefined;
@@ -63,8 +54,8 @@ export function readInputFirst(method: DescMethod, handler: UniversalHandler, re
     return { message: bytes };
   };
 
-  const wrapped = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
-    const framing = req.method === 'POST' ? framingOf(req.header.get('content-type')) : undefined;
+  const wrapped = async (req: RpcRequest): Promise<RpcResponse> => {
+    const framing = req.method === 'POST' ? unaryFraming(req.header.get('content-type')) : undefined;
     if (framing === undefined || !isByteStream(req.body)) return handler(req);
     const headers = new Headers(req.header);
     const values = req.contextValues ?? createContextValues();
@@ -86,16 +77,7 @@ export function readInputFirst(method: DescMethod, handler: UniversalHandler, re
   return wrappedHandler(handler, wrapped);
 }
 
-function framingOf(contentType: string | null): Framing | undefined {
-  if (contentType === null) return undefined;
-  const connect = connectContentType(contentType);
-  if (connect !== undefined) return connect.stream ? undefined : { enveloped: false, binary: connect.binary, codingHeader: 'content-encoding' };
-  const grpc = grpcContentType(contentType) ?? grpcWebContentType(contentType);
-  if (grpc === undefined || ('text' in grpc && grpc.text)) return undefined;
-  return { enveloped: true, binary: grpc.binary, codingHeader: 'grpc-encoding' };
-}
-
-function isByteStream(body: UniversalServerRequest['body']): body is AsyncIterable<Uint8Array> {
+function isByteStream(body: RpcRequest['body']): body is AsyncIterable<Uint8Array> {
   return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 }
 

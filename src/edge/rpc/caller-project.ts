@@ -2,7 +2,7 @@ import type { HandlerContext } from '@connectrpc/connect';
 import type { Authenticator } from '../../app/authenticate.js';
 import { FerryError } from '../../domain/errors.js';
 import type { Project } from '../../domain/project.js';
-import { noteProjectOf } from '../call-notes.js';
+import { noteProjectOf } from '../calls/notes.js';
 import { requestHeader, requestHeaderLines } from '../request-headers.js';
 
 /**
@@ -10,7 +10,7 @@ import { requestHeader, requestHeaderLines } from '../request-headers.js';
  *
  * Authentication decides first. A call without a valid key is answered 401 whatever else is wrong with it, so a
  * caller without a key learns nothing of how its input is read; only then is input that could not be read
- * refused (see `noteProjectOf`), through the same interceptors, logs and metrics as any other refusal.
+ * refused (see `noteProjectOf`), through the same call chain, logs and metrics as any other refusal.
  */
 export function callerProject(auth: Authenticator, ctx: HandlerContext): Promise<Project> {
   const authenticated = auth.authenticate(requestHeader(ctx, 'authorization')).catch((err: unknown) => {

@@ -1,8 +1,7 @@
 import { create } from '@bufbuild/protobuf';
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { ERROR_CATALOGUE, type FerryError, type RpcCode } from '../../domain/errors.js';
 import { ErrorDetailSchema } from '../../gen/ferry/v1/errors_pb.js';
-import { toFerryError } from '../errors.js';
 
 const CODES: Record<RpcCode, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -18,20 +17,7 @@ const CODES: Record<RpcCode, Code> = {
   deadline_exceeded: Code.DeadlineExceeded,
 };
 
-/** Reports every failure as a ConnectError carrying the catalogue code and field in an ErrorDetail. */
-export const errorInterceptor: Interceptor = (next) => async (req) => {
-  try {
-    return await next(req);
-  } catch (err) {
-    throw toConnectError(err);
-  }
-};
-
-/** A failure as Connect reports it: a ConnectError already is one; anything else goes through the catalogue. */
-export function toConnectError(err: unknown): ConnectError {
-  return err instanceof ConnectError ? err : connectErrorOf(toFerryError(err));
-}
-
+/** A catalogue error as gRPC and Connect answer it: its RPC code, with the catalogue code and field in an ErrorDetail. */
 export function connectErrorOf(ferry: FerryError): ConnectError {
   // Connect sends an error's metadata as response headers, gRPC as trailers: Retry-After reaches both.
   const metadata = ferry.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(ferry.retryAfterSeconds) };

@@ -16,7 +16,7 @@ import {
   SendResponseSchema,
   type RequestService,
 } from '../../gen/ferry/v1/request_service_pb.js';
-import { noteAccepted } from '../call-notes.js';
+import { noteAccepted } from '../calls/notes.js';
 import { callerProject } from './caller-project.js';
 import { createInputOf, sendInputOf } from './from-proto.js';
 import { acceptanceToProto, attemptToProto, requestToProto, summaryToProto, ts } from './to-proto.js';
