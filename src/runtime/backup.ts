@@ -1,6 +1,6 @@
 import { backupEmbeddedDatabase } from '../adapters/embedded/backup.js';
 import type { Config } from '../config/config.js';
-import { embeddedDatabaseFile } from './service.js';
+import { embeddedDatabaseFile } from './storage.js';
 
 /**
  * Copies the embedded database to `destination` beside a running server. Distributed storage is backed up with
