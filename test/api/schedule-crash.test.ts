@@ -99,7 +99,9 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
       // Paused only once the second was delivered: a pause cancels an occurrence enqueued ahead of its instant.
       expect((await after.pause(s.id)).status).toBe(200);
       expect(new Set(dest.requestsTo(path).map((r) => r.headers['service-request-id']))).toEqual(new Set(ids));
-      expect(log.errors).toEqual([]);
+      // A kill that lands between the occurrence's claim and its outcome leaves the claim open until its lease runs
+      // out: the restart reports the occurrence as still in progress meanwhile, and nothing else.
+      for (const line of log.errors) expect(line).toContain('still in progress');
     } finally {
       await again.stop();
     }
