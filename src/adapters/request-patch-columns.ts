@@ -1,3 +1,4 @@
+import type { Transition } from '../domain/request-lifecycle/index.js';
 import type { RequestPatch } from '../ports/requests.js';
 
 /**
@@ -16,3 +17,29 @@ export const PATCH_COLUMNS = {
 } as const satisfies Record<keyof Required<RequestPatch>, string>;
 
 export const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
+
+/**
+ * A transition as SQL assignments (`column = ?`, and `column = COALESCE(column, ?)` for what it sets only where
+ * unset) with their values in order, each ending in `, `; fields whose value is `undefined` are left out.
+ */
+export function transitionAssignments(t: Transition): { sql: string; values: Array<string | number | null> } {
+  let sql = '';
+  const values: Array<string | number | null> = [];
+  for (const field of PATCH_FIELDS) {
+    const value = t.set[field];
+    const ifUnset = t.setIfUnset?.[field];
+    if (value !== undefined) {
+      sql += `${PATCH_COLUMNS[field]} = ?, `;
+      values.push(value);
+    } else if (ifUnset !== undefined) {
+      sql += `${PATCH_COLUMNS[field]} = COALESCE(${PATCH_COLUMNS[field]}, ?), `;
+      values.push(ifUnset);
+    }
+  }
+  return { sql, values };
+}
+
+/** `('a', 'b')`: statuses as an SQL or CQL list of literals, for `status IN ...`. */
+export function statusList(statuses: readonly string[]): string {
+  return `(${statuses.map((s) => `'${s}'`).join(', ')})`;
+}

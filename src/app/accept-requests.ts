@@ -2,6 +2,7 @@ import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { acceptanceOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
+import { accepted } from '../domain/request-lifecycle/index.js';
 import type { RequestStore } from '../ports/requests.js';
 import { decodePlan, encodePlan, planRequests, type PlannedRequest } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
@@ -161,37 +162,7 @@ export class AcceptRequests {
   }
 
   private toStored(project: Project, item: NewRequest, planned: PlannedRequest): StoredRequest {
-    const now = planned.at;
-    const delayed = item.deliverAt !== null && item.deliverAt > now;
-    const d = item.definition;
-    // Every field written out, not spread: requests made here are read on every hot path, and an object literal
-    // of known shape keeps their property reads fast.
-    return {
-      url: d.url,
-      method: d.method,
-      headers: d.headers,
-      body: d.body,
-      contentType: d.contentType,
-      maxAttempts: d.maxAttempts,
-      timeoutSeconds: d.timeoutSeconds,
-      queue: d.queue,
-      metadata: d.metadata,
-      id: planned.id,
-      projectId: project.id,
-      source: item.source,
-      replayedFromRequestId: item.replayedFromRequestId,
-      scheduleId: item.scheduleId,
-      status: delayed ? 'scheduled' : 'queued',
-      scheduledAt: delayed ? item.deliverAt : null,
-      dueAt: delayed ? item.deliverAt : now,
-      attemptCount: 0,
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      completedAt: null,
-      cancelledAt: null,
-      cancelRequestedAt: null,
-      version: 1,
-    };
+    const who = { id: planned.id, projectId: project.id, source: item.source, replayedFromRequestId: item.replayedFromRequestId, scheduleId: item.scheduleId };
+    return accepted(who, item.definition, item.deliverAt, planned.at);
   }
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
-import { canReplay, decideCancel } from '../domain/lifecycle.js';
+import { canReplay, decideCancel } from '../domain/request-lifecycle/index.js';
 import type { Project } from '../domain/project.js';
 import { definitionOf, type Acceptance } from '../domain/request.js';
 import {
@@ -121,7 +121,7 @@ export class RequestCommands {
           throw new FerryError('REQUEST_COMPLETED', `Request ${requestId} already ${current.status} and cannot be cancelled.`);
         case 'cancel_now':
         case 'cancel_after_attempt':
-          if (decision.patch === null) return { id: current.id, status: 'cancellation_requested' };
+          if (decision.change === null) return { id: current.id, status: 'cancellation_requested' };
           // Not recorded: the request moved on (ended, or another cancel came first); decide again on what it is now.
           if (await this.requests.requestCancel(project.id, current.id, now)) return { id: current.id, status: 'cancellation_requested' };
       }

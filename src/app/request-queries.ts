@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { decodeCursor, encodeCursor, filterHashOf } from '../domain/cursor.js';
-import { retentionCutoff } from '../domain/lifecycle.js';
+import { retentionCutoff } from '../domain/request-lifecycle/index.js';
 import type { Project } from '../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../domain/request.js';
 import { validateListQuery, type ListQueryInput } from '../domain/validation/index.js';

@@ -1,6 +1,6 @@
 import { FerryError, quoteInput } from '../domain/errors.js';
 import { isRequestId } from '../domain/ids.js';
-import { isHiddenByRetention, retentionCutoff } from '../domain/lifecycle.js';
+import { isHiddenByRetention, retentionCutoff } from '../domain/request-lifecycle/index.js';
 import type { Project } from '../domain/project.js';
 import type { StoredRequest } from '../domain/request.js';
 import { existsAt } from '../domain/schedule/enqueued-ahead.js';

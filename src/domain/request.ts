@@ -1,4 +1,7 @@
-/** Where a request stands. `cancellation_requested` is a response value of cancel, never a stored status. */
+/**
+ * Where a request stands. `cancellation_requested` is a response value of cancel, never a stored status. The status
+ * sets and the transitions between them are in `request-lifecycle/`.
+ */
 export type RequestStatus = 'scheduled' | 'queued' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
 export type RequestSource = 'api' | 'recurring' | 'replay';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -88,12 +91,6 @@ export interface Acceptance {
   readonly createdAt: number;
 }
 
-export const TERMINAL_STATUSES: ReadonlySet<RequestStatus> = new Set(['succeeded', 'failed', 'cancelled']);
-
-export function isTerminal(status: RequestStatus): boolean {
-  return TERMINAL_STATUSES.has(status);
-}
-
 export function acceptanceOf(r: StoredRequest): Acceptance {
   return {
     id: r.id,
@@ -106,7 +103,7 @@ export function acceptanceOf(r: StoredRequest): Acceptance {
   };
 }
 
-/** Fields a conditional update may change. */
+/** Fields a change of state may set (see `Transition` in `request-lifecycle/`). */
 export type RequestPatch = Partial<
   Pick<
     StoredRequest,

@@ -100,9 +100,9 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     const groupsBefore = db.groupCount;
     const results = await Promise.allSettled([
       db.write('createProject', project('prj_a')),
-      // The patch applies, then the attempt collides with the stored one: the patch must be undone too.
-      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 2, attempt: anAttempt(r.id, 1), patch: { attemptCount: 9 } }),
-      db.write('updateRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, patch: { attemptCount: 5 } }),
+      // The change applies, then the attempt collides with the stored one: the change must be undone too.
+      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 2, attempt: anAttempt(r.id, 1), change: { set: { attemptCount: 9 } } }),
+      db.write('updateRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, change: { set: { attemptCount: 5 } } }),
       db.write('createProject', project('prj_a')),
       db.write('createProject', project('prj_c')),
     ]);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase } from '../../src/adapters/embedded/database.js';
+import { CLAIMABLE_SQL } from '../../src/adapters/embedded/request-rows.js';
 import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
 import type { RequestListQuery } from '../../src/ports/requests.js';
 import { PROJECT_A, T0, aRequest, nextScheduleId } from './suite/harness.js';
@@ -48,6 +49,21 @@ describe('the embedded list of one schedule', () => {
       const plan = await planOf({ scheduleId, ...query });
       expect(plan, JSON.stringify(query)).toMatch(/^SEARCH requests USING INDEX requests_by_schedule \(project_id=\? AND schedule_id=\?/);
       expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
+
+// Embedded only: the statuses a claim takes come from the domain's lifecycle, and must still read as the partial
+// index's condition, or every look for due work would scan the whole table.
+describe('the embedded look for due work', () => {
+  it('uses the partial index of claimable requests, in claim order', () => {
+    for (const sql of [
+      `SELECT id FROM requests WHERE status IN ${CLAIMABLE_SQL} AND due_at <= ? ORDER BY due_at, id LIMIT ?`,
+      `SELECT MIN(due_at) FROM requests WHERE status IN ${CLAIMABLE_SQL}`,
+    ]) {
+      const plan = (other.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(sql.includes('LIMIT') ? [1, 1] : [])) as Array<{ detail: string }>).map((row) => row.detail).join('; ');
+      expect(plan, sql).toMatch(/USING (COVERING )?INDEX requests_due/);
+      expect(plan, sql).not.toMatch(/TEMP B-TREE/);
     }
   });
 });

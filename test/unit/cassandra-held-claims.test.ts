@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HeldClaims, type HeldClaim } from '../../src/adapters/cassandra/requests/held-claims.js';
 import { systemClock } from '../../src/domain/clock.js';
+import { applied, claimed } from '../../src/domain/request-lifecycle/index.js';
 import { aRequest } from '../contract/suite/harness.js';
 
 function aClaim(version = 4): HeldClaim {
   const stored = aRequest({ version });
-  const patch = { status: 'delivering', dueAt: stored.createdAt + 60_000, updatedAt: stored.createdAt } as const;
-  return { stored, claimed: { ...stored, ...patch, version: version + 1 }, patch, basis: 1 };
+  const change = claimed(stored.createdAt, stored.createdAt + 60_000);
+  return { stored, claimed: applied(stored, change), change, basis: 1 };
 }
 
 describe('HeldClaims', () => {

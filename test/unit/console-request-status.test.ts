@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIVE_STATUSES, ENDED_STATUSES, STATUSES, canCancel, canReplay, hasEnded } from '../../src/console/requests/request-status.js';
-import { REQUEST_STATUSES, TERMINAL_STATUSES } from '../../src/domain/request.js';
+import { REQUEST_STATUSES } from '../../src/domain/request.js';
+import { ACTIVE_STATUSES as ACTIVE_IN_DOMAIN, TERMINAL_STATUSES } from '../../src/domain/request-lifecycle/index.js';
 
 describe("the console's request statuses", () => {
   it('are the domain’s statuses, ended exactly where the domain says terminal', () => {
     expect([...STATUSES].sort()).toEqual([...REQUEST_STATUSES].sort());
     expect([...ENDED_STATUSES].sort()).toEqual([...TERMINAL_STATUSES].sort());
+    expect([...ACTIVE_STATUSES].sort()).toEqual([...ACTIVE_IN_DOMAIN].sort());
     expect(ACTIVE_STATUSES.filter((s) => TERMINAL_STATUSES.has(s))).toEqual([]);
   });
 

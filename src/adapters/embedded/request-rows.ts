@@ -1,12 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
+import { CLAIMED_FROM } from '../../domain/request-lifecycle/index.js';
+import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
 
 // Rows cross the driver as positional values: binding by name and reading keyed row objects cost a property
 // lookup or creation per column for every row.
 
-/** Statuses `claimDue` takes, spelled as in the partial index `requests_due` so queries can use it. */
-export const CLAIMABLE_SQL = "('queued', 'scheduled', 'delivering')";
+/** Statuses `claimDue` takes; spelled as the partial index `requests_due` spells them, so queries can use it. */
+export const CLAIMABLE_SQL = statusList(CLAIMED_FROM);
 
 /** Columns read back into a request, in the order of `RequestValues`. */
 const READ_COLUMNS = [

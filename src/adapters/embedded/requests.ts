@@ -1,10 +1,11 @@
-import { decideCancel } from '../../domain/lifecycle.js';
-import { TERMINAL_STATUSES, type AttemptRecord, type StoredRequest } from '../../domain/request.js';
+import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { TERMINAL_STATUSES, decideCancel, type Transition } from '../../domain/request-lifecycle/index.js';
 import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore } from '../../ports/requests.js';
 import type { EmbeddedDatabase } from './database.js';
+import { statusList } from '../request-patch-columns.js';
 import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
-const TERMINAL_SQL = `(${[...TERMINAL_STATUSES].map((s) => `'${s}'`).join(', ')})`;
+const TERMINAL_SQL = statusList([...TERMINAL_STATUSES]);
 /** Leaves out occurrences withdrawn before their instant, which never existed (`isWithdrawn`, enqueued-ahead.ts). */
 const NOT_WITHDRAWN_SQL = '(cancelled_at IS NULL OR cancelled_at >= created_at)';
 
@@ -61,7 +62,11 @@ export class EmbeddedRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.db.write('updateRequest', { projectId, id, expectedVersion, patch });
+    return this.change(projectId, id, expectedVersion, { set: patch });
+  }
+
+  private change(projectId: string, id: string, expectedVersion: number, change: Transition): Promise<StoredRequest> {
+    return this.db.write('updateRequest', { projectId, id, expectedVersion, change });
   }
 
   /** A cancel is a change like any other here: one process delivers, and its version check serialises them. */
@@ -69,9 +74,9 @@ export class EmbeddedRequestStore implements RequestStore {
     const current = await this.get(projectId, id);
     if (current === null) return false;
     const decision = decideCancel(current, now);
-    if ((decision.kind !== 'cancel_now' && decision.kind !== 'cancel_after_attempt') || decision.patch === null) return false;
+    if ((decision.kind !== 'cancel_now' && decision.kind !== 'cancel_after_attempt') || decision.change === null) return false;
     try {
-      await this.update(projectId, id, current.version, decision.patch);
+      await this.change(projectId, id, current.version, decision.change);
       return true;
     } catch (err) {
       if (err instanceof VersionConflict) return false;
@@ -87,7 +92,7 @@ export class EmbeddedRequestStore implements RequestStore {
     patch: RequestPatch,
   ): Promise<RecordedState> {
     if (attempt.requestId !== id) throw new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`);
-    return this.db.write('recordAttempt', { projectId, id, expectedVersion, attempt, patch });
+    return this.db.write('recordAttempt', { projectId, id, expectedVersion, attempt, change: { set: patch } });
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number): Promise<StoredRequest[]> {

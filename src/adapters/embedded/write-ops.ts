@@ -1,13 +1,14 @@
 import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { RELEASED_FROM, claimed, leaseReleased, type Transition } from '../../domain/request-lifecycle/index.js';
 import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
-import { VersionConflict, type RecordedState, type RequestPatch } from '../../ports/requests.js';
+import { VersionConflict, type RecordedState } from '../../ports/requests.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
 import { INSERT_SCHEDULE, SCHEDULE_SELECT_LIST, scheduleFromValues, scheduleInsertValues, schedulePatchAssignments } from './schedule-rows.js';
-import { PATCH_COLUMNS, PATCH_FIELDS } from '../request-patch-columns.js';
+import { statusList, transitionAssignments } from '../request-patch-columns.js';
 
 // Every write the embedded backend makes, by name. They run on the writer thread, so arguments and results are
 // plain data that survives a structured clone, and each op is synchronous: it runs inside a savepoint of the
@@ -33,7 +34,7 @@ export interface UpdateArgs {
   readonly projectId: string;
   readonly id: string;
   readonly expectedVersion: number;
-  readonly patch: RequestPatch;
+  readonly change: Transition;
 }
 
 export interface ScheduleUpdateArgs {
@@ -50,12 +51,12 @@ export const writeOps = {
   },
 
   updateRequest(db: Connection, a: UpdateArgs): StoredRequest {
-    return requestFromValues(applyPatch(db, a, REQUEST_SELECT_LIST));
+    return requestFromValues(applyChange(db, a, REQUEST_SELECT_LIST));
   },
 
   recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): RecordedState {
     // The conditional update goes first: on conflict the op stops before the attempt is stored.
-    const [status, dueAt, version] = applyPatch(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
+    const [status, dueAt, version] = applyChange(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
     insertAttempt(db.statement(INSERT_ATTEMPT), a.projectId, a.attempt);
     return { status, dueAt, version };
   },
@@ -68,15 +69,16 @@ export const writeOps = {
     if (due.length === 0) return [];
     // All of them in one statement: one UPDATE per request cost about four times as much per claimed request.
     // RETURNING promises no order, so the claim order of the SELECT is restored afterwards.
-    const rows = db.rawStatement(`UPDATE requests SET status = 'delivering', due_at = ?, updated_at = ?,
-      started_at = COALESCE(started_at, ?), version = version + 1 WHERE id IN (SELECT value FROM json_each(?))
-      RETURNING ${REQUEST_SELECT_LIST}`).all(a.leaseUntil, a.now, a.now, JSON.stringify(due));
+    const { sql, values } = transitionAssignments(claimed(a.now, a.leaseUntil));
+    const rows = db.rawStatement(`UPDATE requests SET ${sql}version = version + 1 WHERE id IN (SELECT value FROM json_each(?))
+      RETURNING ${REQUEST_SELECT_LIST}`).all(...values, JSON.stringify(due));
     const order = new Map(due.map((id, i) => [id, i]));
     return rows.map(requestFromValues).sort((x, y) => order.get(x.id)! - order.get(y.id)!);
   },
 
   releaseLeases(db: Connection, a: { readonly now: number }): number {
-    return db.statement("UPDATE requests SET due_at = ?, version = version + 1 WHERE status = 'delivering'").run(a.now).changes;
+    const { sql, values } = transitionAssignments(leaseReleased(a.now));
+    return db.statement(`UPDATE requests SET ${sql}version = version + 1 WHERE status IN ${statusList(RELEASED_FROM)}`).run(...values).changes;
   },
 
   claimIdempotency(db: Connection, a: { readonly claims: readonly IdempotencyClaim[]; readonly now: number }): ClaimResult[] {
@@ -190,15 +192,8 @@ export type WriteResult<N extends WriteOpName> = ReturnType<WriteOps[N]>;
  * Returns the updated row's `returning` columns as raw values. Throws VersionConflict so the op's savepoint undoes
  * everything it did.
  */
-function applyPatch(db: Connection, a: UpdateArgs, returning: string): unknown[] {
-  const values: Array<string | number | null> = [];
-  let sets = '';
-  for (const field of PATCH_FIELDS) {
-    const value = a.patch[field];
-    if (value === undefined) continue;
-    sets += `${PATCH_COLUMNS[field]} = ?, `;
-    values.push(value);
-  }
+function applyChange(db: Connection, a: UpdateArgs, returning: string): unknown[] {
+  const { sql: sets, values } = transitionAssignments(a.change);
   const sql = `UPDATE requests SET ${sets}version = version + 1
     WHERE id = ? AND project_id = ? AND version = ? RETURNING ${returning}`;
   const row = db.rawStatement(sql).get(...values, a.id, a.projectId, a.expectedVersion) as unknown[] | undefined;
@@ -208,7 +203,7 @@ function applyPatch(db: Connection, a: UpdateArgs, returning: string): unknown[]
   return row;
 }
 
-/** As `applyPatch`, for a schedule: returns the updated row as raw values, or throws VersionConflict. */
+/** As `applyChange`, for a schedule: returns the updated row as raw values, or throws VersionConflict. */
 function applySchedulePatch(db: Connection, a: ScheduleUpdateArgs): unknown[] {
   const { sets, values } = schedulePatchAssignments(a.patch);
   // The timer is the indexed next_run_at: this one statement moves it with the row.

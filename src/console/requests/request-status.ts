@@ -1,8 +1,8 @@
 /**
  * A request's statuses as the API names them, split the way the request page needs: an active request can still be
  * cancelled, an ended one can be replayed, and neither applies to the other (the API answers 409). These mirror
- * `REQUEST_STATUSES` and `TERMINAL_STATUSES` of `src/domain/request.ts`, which the console may not import; a unit
- * test keeps them equal.
+ * `REQUEST_STATUSES` of `src/domain/request.ts` and the status sets of `src/domain/request-lifecycle/`, which the
+ * console (a bundle of its own) may not import; a unit test keeps them equal.
  */
 export const ACTIVE_STATUSES = ['scheduled', 'queued', 'delivering'] as const;
 export const ENDED_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

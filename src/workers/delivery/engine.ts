@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import type { StoredRequest } from '../../domain/request.js';
+import { cancelMadeFinal, handedBack, settleAttempt, stillClaimed } from '../../domain/request-lifecycle/index.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
 import { VersionConflict, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import type { DeliveryEvent } from './events.js';
@@ -9,8 +10,7 @@ import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
-import { settlement } from './settle.js';
-import { hostOf, stillOurs, withoutPayload } from './claimed.js';
+import { hostOf, withoutPayload } from './claimed.js';
 
 export interface DeliveryEngineOptions {
   readonly requests: RequestStore;
@@ -269,7 +269,7 @@ export class DeliveryEngine {
   private async handBack(r: StoredRequest, delayMs: number): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'queued', dueAt: now + delayMs, updatedAt: now }));
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, handedBack(now, now + delayMs).set));
       this.dueAgainAt(now + delayMs);
     } catch (err) {
       // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
@@ -330,10 +330,10 @@ export class DeliveryEngine {
   ): Promise<void> {
     let current = claimed;
     for (let tries = 0; tries < 5; tries++) {
-      const { attempt, patch } = settlement(current, attemptNumber, decision, timing);
+      const { attempt, change } = settleAttempt(current, attemptNumber, decision, timing);
       try {
         const at = current;
-        const recorded = await this.whileLeased(claimed, () => this.o.requests.recordAttempt(at.projectId, at.id, at.version, attempt, patch));
+        const recorded = await this.whileLeased(claimed, () => this.o.requests.recordAttempt(at.projectId, at.id, at.version, attempt, change.set));
         this.dueAgainAt(recorded.dueAt);
         this.emit({
           type: 'attempt_finished',
@@ -349,7 +349,7 @@ export class DeliveryEngine {
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
         const fresh = await this.whileLeased(claimed, () => this.o.requests.get(claimed.projectId, claimed.id));
-        if (fresh === null || !stillOurs(fresh, claimed)) {
+        if (fresh === null || !stillClaimed(fresh, claimed)) {
           this.emit({ type: 'claim_lost', requestId: claimed.id });
           return;
         }
@@ -361,9 +361,7 @@ export class DeliveryEngine {
   private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
     const now = this.o.clock.now();
     try {
-      // Cancelled as of when it was asked: that is what readers were shown meanwhile.
-      const cancelledAt = r.cancelRequestedAt ?? now;
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, { status: 'cancelled', cancelledAt, dueAt: null, updatedAt: now }));
+      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, cancelMadeFinal(r, now).set));
     } catch (err) {
       if (!(err instanceof VersionConflict)) throw err;
     }

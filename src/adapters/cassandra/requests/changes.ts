@@ -1,14 +1,14 @@
-import { isTerminal, type AttemptRecord, type StoredRequest } from '../../../domain/request.js';
+import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
+import { applied, isTerminal, type Transition } from '../../../domain/request-lifecycle/index.js';
 import { shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import type { RequestPatch } from '../../../ports/requests.js';
 import { PATCH_COLUMNS, PATCH_FIELDS } from '../../request-patch-columns.js';
 import type { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import { timestampValue, type CassandraSession, type Statement } from '../session.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import type { TimerEngine } from '../timers/engine.js';
 import type { RequestExpiry } from './expiry.js';
-import { REQUEST_BATCHES, insertAttempt, patched } from './rows.js';
+import { REQUEST_BATCHES, insertAttempt } from './rows.js';
 import { timerChange, type RequestTimer } from './timers.js';
 
 /** One change's statements, all at its owner timestamp. */
@@ -77,21 +77,21 @@ export class RequestChanges {
   }
 
   /**
-   * Applies `patch` to `current` (the request as this process last knew it) and returns the request as it now is;
+   * Applies `change` to `current` (the request as this process last knew it) and returns the request as it now is;
    * null, writing nothing, when this process does not hold the request's shard, or someone else held it since
    * `basis`, the epoch under which `current` was read or claimed. `asOf` is the timer stamp (`TimerEngine.stamp`) taken before
    * `current` was read.
    */
   async apply(
     current: StoredRequest,
-    patch: RequestPatch,
+    change: Transition,
     asOf: number,
     basis: number,
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest | null> {
     const { attempt = null, version = current.version + 1 } = extras;
-    const next = patched(current, patch, version);
+    const next = applied(current, change, version);
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
     // retention rewrite again, or its row would outlive the request.
     const ends = isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null);
@@ -141,7 +141,7 @@ export class RequestChanges {
   }
 
   /**
-   * Every changing cell of the request as `next` has it, not only those the patch names: an owner that lost the
+   * Every changing cell of the request as `next` has it, not only those the change names: an owner that lost the
    * shard may have written any of them, and a cell the new owner never wrote would still show its value.
    */
   private ownerUpdate(next: StoredRequest, stamp: bigint): Statement {

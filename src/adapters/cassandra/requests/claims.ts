@@ -1,12 +1,12 @@
 import type { Clock } from '../../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../../domain/delivery/backoff.js';
-import { isTerminal, type StoredRequest } from '../../../domain/request.js';
-import type { RequestPatch } from '../../../ports/requests.js';
+import type { StoredRequest } from '../../../domain/request.js';
+import { applied, claimed, isLeased, isTerminal, leaseReleased, type Transition } from '../../../domain/request-lifecycle/index.js';
 import { takeUpTo, type InFlight } from '../shared/concurrency.js';
 import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from '../timers/engine.js';
 import type { DueSoon } from './due-soon.js';
 import type { HeldClaims } from './held-claims.js';
-import { patched, type RequestRows } from './rows.js';
+import type { RequestRows } from './rows.js';
 import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './timers.js';
 
 /** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
@@ -19,8 +19,8 @@ export interface Claimed {
 export interface OwnerChanges {
   /** The epoch to note with a request read or claimed now in `shard`; null when this process does not hold it. */
   basis(shard: number): number | null;
-  /** `patch` applied to `current`, read or claimed under `basis`; null, writing nothing, when the shard moved since. */
-  apply(current: StoredRequest, patch: RequestPatch, asOf: number, basis: number, during: string): Promise<StoredRequest | null>;
+  /** `change` applied to `current`, read or claimed under `basis`; null, writing nothing, when the shard moved since. */
+  apply(current: StoredRequest, change: Transition, asOf: number, basis: number, during: string): Promise<StoredRequest | null>;
   /** A request found ended behind a stale timer: its retention rewrite is made (again), then the timer dropped. */
   endedLongAgo(r: StoredRequest, timer: RequestTimer, asOf: number, basis: number): void;
 }
@@ -145,17 +145,18 @@ export class RequestClaims {
     const current = await this.current(timer, now, basis, 'claiming a request');
     // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
     if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
-    const patch = { status: 'delivering', dueAt: leaseUntil, updatedAt: now, startedAt: current.startedAt ?? now } as const;
-    if (current.status !== 'delivering' && this.held.accepting) {
-      const claimed = patched(current, patch);
-      this.held.hold({ stored: current, claimed, patch, basis });
-      return { timer, request: claimed, basis };
+    const change = claimed(now, leaseUntil);
+    // An expired lease is taken over with a stored claim: it fences the worker that held it.
+    if (!isLeased(current.status) && this.held.accepting) {
+      const request = applied(current, change);
+      this.held.hold({ stored: current, claimed: request, change, basis });
+      return { timer, request, basis };
     }
-    const claimed = await this.changes.apply(current, patch, asOf, basis, 'claiming a request').catch((err: unknown) => {
-      this.inFlight.background(() => this.undoUnseen(patched(current, patch), basis));
+    const request = await this.changes.apply(current, change, asOf, basis, 'claiming a request').catch((err: unknown) => {
+      this.inFlight.background(() => this.undoUnseen(applied(current, change), basis));
       throw err;
     });
-    return claimed === null ? null : { timer, request: claimed, basis };
+    return request === null ? null : { timer, request, basis };
   }
 
   /**
@@ -171,8 +172,8 @@ export class RequestClaims {
       try {
         const asOf = this.timers.stamp();
         const seen = await this.rows.request(claimed.id, 'undoing a claim');
-        if (seen !== null && seen.version === claimed.version && seen.status === 'delivering' && seen.dueAt === claimed.dueAt) {
-          await this.changes.apply(seen, { dueAt: this.clock.now() }, asOf, basis, 'undoing a claim');
+        if (seen !== null && seen.version === claimed.version && isLeased(seen.status) && seen.dueAt === claimed.dueAt) {
+          await this.changes.apply(seen, leaseReleased(this.clock.now()), asOf, basis, 'undoing a claim');
         }
         return;
       } catch {
@@ -188,8 +189,8 @@ export class RequestClaims {
     if (basis === null) return null;
     const asOf = this.timers.stamp();
     const current = await this.current(timer, now, basis, 'releasing a lease');
-    if (current === null || current.status !== 'delivering') return null;
-    return this.changes.apply(current, { dueAt: now }, asOf, basis, 'releasing a lease');
+    if (current === null || !isLeased(current.status)) return null;
+    return this.changes.apply(current, leaseReleased(now), asOf, basis, 'releasing a lease');
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '../../../domain/clock.js';
-import type { RequestPatch, StoredRequest } from '../../../domain/request.js';
+import type { StoredRequest } from '../../../domain/request.js';
+import type { Transition } from '../../../domain/request-lifecycle/index.js';
 
 /** Claims held at most; beyond this a claim is stored at once, as when holding is off. */
 const MAX_HELD = 20_000;
@@ -10,7 +11,7 @@ const MAX_REMEMBERED = 20_000;
 export interface HeldClaim {
   readonly stored: StoredRequest;
   readonly claimed: StoredRequest;
-  readonly patch: RequestPatch;
+  readonly change: Transition;
   /** The shard epoch under which the claim was made (see `RequestChanges.apply`). */
   readonly basis: number;
 }
@@ -103,7 +104,7 @@ export class HeldClaims {
     entry.timer?.cancel();
     this.byId.delete(id);
     remember(this.taken, id, entry.stored.version);
-    return { stored: entry.stored, claimed: entry.claimed, patch: entry.patch, basis: entry.basis };
+    return { stored: entry.stored, claimed: entry.claimed, change: entry.change, basis: entry.basis };
   }
 
   /** Forgets every held claim: their requests stay due in storage, for whichever process claims them next. */

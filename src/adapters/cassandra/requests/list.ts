@@ -1,4 +1,5 @@
-import { isTerminal, type StoredRequest } from '../../../domain/request.js';
+import type { StoredRequest } from '../../../domain/request.js';
+import { isTerminal } from '../../../domain/request-lifecycle/index.js';
 import { isWithdrawn } from '../../../domain/schedule/enqueued-ahead.js';
 import type { ListPosition, RequestListQuery } from '../../../ports/requests.js';
 import { mapBounded } from '../shared/concurrency.js';

@@ -8,8 +8,7 @@ import type {
   RetryDecision,
   StoredRequest,
 } from '../../../domain/request.js';
-import type { RequestPatch } from '../../../ports/requests.js';
-import { PATCH_FIELDS } from '../../request-patch-columns.js';
+import { cancelAsRead, statusAsRead } from '../../../domain/request-lifecycle/index.js';
 import { blob, millis, timestampValue, type CassandraSession, type Statement } from '../session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
@@ -53,7 +52,7 @@ export function lowerUrl(url: string): string {
 /**
  * Two views of a request. The deliverer's (`request`) is its own state, with a cancel asked for by others as
  * `cancelRequestedAt`, which its next change makes final. Everyone else's (`requestAsRead`) is what the cancel makes
- * of it at once (see `asRead`).
+ * of it at once (see `cancelAsRead`).
  */
 export class RequestRows {
   private readonly selectRequest: string;
@@ -77,7 +76,7 @@ export class RequestRows {
   /** The request as everyone but its deliverer sees it, or null. */
   async requestAsRead(id: string, during: string): Promise<StoredRequest | null> {
     const row = (await this.session.read(this.selectRequest, [id], during)).first();
-    return row === null || row['project_id'] === null ? null : asRead(requestFromRow(row), millis(row['cancel_asked_at']));
+    return row === null || row['project_id'] === null ? null : cancelAsRead(requestFromRow(row), millis(row['cancel_asked_at']));
   }
 
   /** Only the status as read, without the body: for checks over many requests. */
@@ -101,31 +100,6 @@ export class RequestRows {
       .filter((row) => row['attempt_number'] !== null && (row['attempt_number'] as number) <= count)
       .map((row) => attemptFromRow(id, row));
   }
-}
-
-/**
- * A request with a cancel asked for (`askedAt`), as readers see it: one that succeeded or was cancelled stays so;
- * one delivering keeps its attempt in flight, with the cancel as requested; any other (due, waiting for a retry,
- * or failed by an attempt that was in flight when the cancel came) reads `cancelled` as of the cancel.
- */
-export function asRead(r: StoredRequest, askedAt: number | null): StoredRequest {
-  if (askedAt === null || r.status === 'succeeded' || r.status === 'cancelled') return r;
-  if (r.status === 'delivering') return r.cancelRequestedAt !== null ? r : { ...r, cancelRequestedAt: askedAt };
-  return { ...r, status: 'cancelled', cancelledAt: askedAt, completedAt: null, dueAt: null, updatedAt: Math.max(r.updatedAt, askedAt) };
-}
-
-/** The request after `patch`, at `version`. */
-export function patched(current: StoredRequest, patch: RequestPatch, version = current.version + 1): StoredRequest {
-  return { ...current, ...definedFields(patch), version };
-}
-
-/** The fields `patch` changes: keys whose value is `undefined` change nothing, and must not mask others. */
-export function definedFields(patch: RequestPatch): RequestPatch {
-  return Object.fromEntries(PATCH_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
-}
-
-function statusAsRead(status: RequestStatus, askedAt: number | null): RequestStatus {
-  return askedAt === null || status === 'succeeded' || status === 'delivering' ? status : 'cancelled';
 }
 
 function requestFromRow(row: types.Row): StoredRequest {

@@ -1,10 +1,12 @@
 import { systemClock, type Clock } from '../../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
+import { ACTIVE_STATUSES, followedBy, type Transition } from '../../../domain/request-lifecycle/index.js';
 import { allShards, shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
 import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../../ports/requests.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../../ports/work-shards.js';
+import { statusList } from '../../request-patch-columns.js';
 import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import { applied, type CassandraSession, type Statement } from '../session.js';
 import { InFlight, mapBounded } from '../shared/concurrency.js';
@@ -18,7 +20,7 @@ import { RequestExpiry } from './expiry.js';
 import { HeldClaims, type HeldClaim } from './held-claims.js';
 import { KnownRequests } from './known-requests.js';
 import { RequestList } from './list.js';
-import { REQUEST_BATCHES, RequestRows, dayOf, definedFields, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
+import { REQUEST_BATCHES, RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
 import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
 import { WorkingSet } from './working-set.js';
 
@@ -129,7 +131,7 @@ export class CassandraRequestStore implements RequestStore {
     this.changes = new RequestChanges(session, this.timers, options.shardCount, (task) => this.inFlight.background(task), expiry, stamps, (next, basis) => this.workingSet.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
-      IF project_id = ? AND cancel_asked_at = null AND status IN ('scheduled', 'queued', 'delivering')`;
+      IF project_id = ? AND cancel_asked_at = null AND status IN ${statusList(ACTIVE_STATUSES)}`;
     this.held = new HeldClaims(
       options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS,
       (claim) => this.inFlight.run(() => this.storeHeld(claim)),
@@ -215,13 +217,13 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.changing.run(id, () => this.change(projectId, id, expectedVersion, patch, 'updating a request')));
+    return this.inFlight.run(() => this.changing.run(id, () => this.change(projectId, id, expectedVersion, { set: patch }, 'updating a request')));
   }
 
   recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
     if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.changing.run(id, () => this.change(projectId, id, expectedVersion, patch, 'recording an attempt', { attempt }));
+      const { status, dueAt, version } = await this.changing.run(id, () => this.change(projectId, id, expectedVersion, { set: patch }, 'recording an attempt', { attempt }));
       return { status, dueAt, version };
     });
   }
@@ -283,7 +285,7 @@ export class CassandraRequestStore implements RequestStore {
     projectId: string,
     id: string,
     expectedVersion: number,
-    patch: RequestPatch,
+    change: Transition,
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest> {
@@ -296,8 +298,7 @@ export class CassandraRequestStore implements RequestStore {
         this.held.untake(id);
         throw conflict();
       }
-      const merged = { ...held.patch, ...definedFields(patch) };
-      const next = await this.changes.apply(held.stored, merged, asOf, held.basis, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
+      const next = await this.changes.apply(held.stored, followedBy(held.change, change), asOf, held.basis, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
         this.held.restore(held);
         throw err;
       });
@@ -306,14 +307,14 @@ export class CassandraRequestStore implements RequestStore {
     }
     const { request: current, basis } = this.known.take(id, expectedVersion) ?? (await this.read(id, during));
     if (current === null || basis === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, patch, asOf, basis, during, extras);
+    const next = await this.changes.apply(current, change, asOf, basis, during, extras);
     if (next === null) throw conflict();
     return next;
   }
 
   /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
   private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.patch, this.timers.stamp(), claim.basis, 'storing a claim');
+    const stored = await this.changes.apply(claim.stored, claim.change, this.timers.stamp(), claim.basis, 'storing a claim');
     if (stored === null) return false;
     this.known.remember(stored, claim.basis);
     return true;

@@ -1,9 +1,10 @@
 import type { RequestStatus, StoredRequest } from '../../../domain/request.js';
+import { CLAIMED_FROM, isLeased } from '../../../domain/request-lifecycle/index.js';
 import { shardOf } from '../../../domain/shards.js';
 import { BIGINT_BUCKETS, Buckets, type Timer, type TimerKind } from '../timers/timer.js';
 
 /** Statuses a claim takes; only these have timers. */
-const CLAIMABLE: ReadonlySet<RequestStatus> = new Set(['queued', 'scheduled', 'delivering']);
+const CLAIMABLE: ReadonlySet<RequestStatus> = new Set(CLAIMED_FROM);
 
 /** One row of `timers`: request `id` may fall due at `dueAt`. */
 export interface RequestTimer extends Timer {
@@ -42,7 +43,7 @@ export function timerChange(shardCount: number, before: StoredRequest, after: St
 /** The timer a request in this state needs, or null when no claim could take it. */
 export function timerOf(shardCount: number, r: Pick<StoredRequest, 'id' | 'status' | 'dueAt'>): RequestTimer | null {
   if (r.dueAt === null || !CLAIMABLE.has(r.status)) return null;
-  return { shard: shardOf(r.id, shardCount), dueAt: r.dueAt, id: r.id, lease: r.status === 'delivering' };
+  return { shard: shardOf(r.id, shardCount), dueAt: r.dueAt, id: r.id, lease: isLeased(r.status) };
 }
 
 /** Whether `r` is the request `timer` stands for, claimable from that timer. */

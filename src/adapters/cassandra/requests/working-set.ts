@@ -1,5 +1,6 @@
 import type { Clock } from '../../../domain/clock.js';
 import type { StoredRequest } from '../../../domain/request.js';
+import { isWaiting } from '../../../domain/request-lifecycle/index.js';
 import { shardOf } from '../../../domain/shards.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
 import type { OwnerWorkingSet } from '../../../ports/work-shards.js';
@@ -91,8 +92,7 @@ export class WorkingSet implements OwnerWorkingSet {
   changedHere(next: StoredRequest, basis: number): void {
     this.known.forget(next.id);
     this.dueSoon.forget(next.id);
-    const waiting = next.status === 'queued' || next.status === 'scheduled';
-    if (waiting && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
+    if (isWaiting(next.status) && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
       this.dueSoon.remember(next, basis);
     }
   }
