@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { openCassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import { ensureWorkTopic } from '../../src/adapters/kafka/topic.js';
 import type { Backend } from '../../src/ports/backend.js';
 import { infra } from './infra.js';
+import { borrowKeyspace, type KeyspaceLease } from './keyspace-pool.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/cli/main.js');
@@ -16,7 +18,7 @@ const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/cli/main.js');
 /**
  * Which backend the black-box tests run against: `FERRY_TEST_BACKEND=cassandra` runs the very same tests on
  * Cassandra and Kafka (started by `test/infra/infra.sh`). Each test data directory then stands for a deployment
- * of its own: its own keyspace, work topic and consumer group, named after the directory.
+ * of its own: its own keyspace (lent by the pool of `keyspace-pool.ts`, empty), work topic and consumer group.
  */
 export type TestBackend = 'embedded' | 'cassandra';
 export const TEST_BACKEND: TestBackend = process.env.FERRY_TEST_BACKEND === 'cassandra' ? 'cassandra' : 'embedded';
@@ -52,7 +54,7 @@ export function backendEnv(dataDir: string, backend: TestBackend = TEST_BACKEND)
     FERRY_SHARDS: String(TEST_SHARDS),
     FERRY_CASSANDRA_CONTACT_POINTS: infra.cassandra.contactPoint,
     FERRY_CASSANDRA_LOCAL_DC: infra.cassandra.localDataCenter,
-    FERRY_CASSANDRA_KEYSPACE: `ferry_t_${name}`,
+    FERRY_CASSANDRA_KEYSPACE: pooledKeyspace(dataDir) ?? `ferry_t_${name}`,
     FERRY_KAFKA_BROKERS: infra.kafka.brokers.join(','),
     FERRY_KAFKA_TOPIC: `ferry.t.${name}`,
     FERRY_KAFKA_GROUP: `ferry-t-${name}`,
@@ -60,38 +62,69 @@ export function backendEnv(dataDir: string, backend: TestBackend = TEST_BACKEND)
   };
 }
 
-const prepared = new Set<string>();
+/** The file in a data directory naming the pooled keyspace its deployment was lent. */
+const POOLED = '.pooled-keyspace';
 
-/** Creates the deployment's schema (and topic) once per data directory; the embedded file creates itself. */
+function pooledKeyspace(dataDir: string): string | null {
+  try {
+    return readFileSync(join(dataDir, POOLED), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+
+/** The distributed deployments this process prepared, by data directory: a pooled keyspace's lease, or null for one of its own. */
+const prepared = new Map<string, KeyspaceLease | null>();
+
+/**
+ * Makes the deployment's storage ready once per data directory, as `ferry migrate` would: on Cassandra a keyspace
+ * lent by the pool (migrated and empty) when one is free, else one of its own migrated by the CLI, and the work
+ * topic. The embedded file creates itself.
+ */
 export async function prepareStorage(dataDir: string, backend: TestBackend = TEST_BACKEND): Promise<void> {
   if (backend === 'embedded') return;
   const marker = join(dataDir, '.migrated');
   if (existsSync(marker)) return;
-  await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir, backend)) });
+  const lease = await borrowKeyspace();
+  prepared.set(dataDir, lease);
+  if (lease) {
+    writeFileSync(join(dataDir, POOLED), lease.keyspace);
+    const kafka = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING });
+    await ensureWorkTopic(kafka, backendEnv(dataDir, backend).FERRY_KAFKA_TOPIC!, TEST_SHARDS, 1);
+  } else {
+    await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir, backend)) });
+  }
   writeFileSync(marker, '');
-  prepared.add(dataDir);
 }
 
 /**
- * Drops the keyspaces and topics of every deployment this test process created: each table costs the shared
- * Cassandra node heap, so they must not pile up across runs.
+ * Ends the distributed deployments this test process prepared (`only` those of these data directories): their
+ * topics are deleted, their keyspaces given back to the pool or dropped. Each table costs the shared Cassandra
+ * node heap, so keyspaces must not pile up across runs.
  */
 export async function dropDeployments(only?: readonly string[]): Promise<void> {
-  const dirs = only ? [...prepared].filter((d) => only.includes(d)) : [...prepared];
+  const dirs = [...prepared.keys()].filter((d) => !only || only.includes(d));
+  const leases = dirs.map((d) => prepared.get(d));
   for (const d of dirs) prepared.delete(d);
   if (dirs.length === 0) return;
-  const session = await CassandraSession.connect({
-    contactPoints: [infra.cassandra.contactPoint],
-    localDataCenter: infra.cassandra.localDataCenter,
-    keyspace: 'system',
-    replication: '',
-  });
-  try {
-    for (const dir of dirs) {
-      await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir, 'cassandra').FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
+  // A pooled keyspace goes back to the pool (emptied when lent next); one of the deployment's own is dropped.
+  for (const lease of leases) lease?.release();
+  const own = dirs.filter((_, i) => !leases[i]);
+  if (own.length > 0) {
+    const session = await CassandraSession.connect({
+      contactPoints: [infra.cassandra.contactPoint],
+      localDataCenter: infra.cassandra.localDataCenter,
+      keyspace: 'system',
+      replication: '',
+    });
+    try {
+      for (const dir of own) {
+        await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir, 'cassandra').FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
+      }
+    } finally {
+      await session.close();
     }
-  } finally {
-    await session.close();
   }
   const admin = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
