@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DescMethod, DescService } from '@bufbuild/protobuf';
+import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import type { ConnectRouter, HandlerContext, MethodImpl, ServiceImpl } from '@connectrpc/connect';
 import { unaryChain, type ChainOptions } from '../calls/chain.js';
 import { readInputFirst } from './call-input.js';
@@ -46,7 +46,9 @@ export function routeService(router: ConnectRouter, service: DescService, impl: 
 /** The implementation Connect calls for a unary RPC: the chain around the service's own. */
 function chained(method: DescMethod, call: Call, chain: ChainOptions): MethodImpl<DescMethod> {
   const rpc = `${method.parent.typeName}/${method.name}`;
-  const run = unaryChain(chain, answerConnect<ConnectCall>, async (c) => call(c.request, c.context));
+  // The response made a message inside the chain, as Connect would make it after: a response that is none fails
+  // as a call of the chain (INTERNAL, observed), and Connect finds a message it leaves as it is.
+  const run = unaryChain(chain, answerConnect<ConnectCall>, async (c) => create(method.output, (await call(c.request, c.context)) as never));
   const impl = (request: unknown, context: HandlerContext): Promise<unknown> => {
     // Observed from its arrival when the call was hooked: its request ID and start carry over.
     const begun = takeBegunCall(context.values);
