@@ -33,7 +33,10 @@ export default defineConfig({
     // this machine's cores: three files at a time keep two cores busy without starving the servers.
     maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Unit tests share their workers' loaded modules (most of a unit file's cost was loading the same modules
+      // again); the one file that replaces a built-in module with a fake keeps a module registry of its own.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: ['test/unit/config-delivery-threads.test.ts'], isolate: false } },
+      { test: { name: 'unit-isolated', include: ['test/unit/config-delivery-threads.test.ts'] } },
       { test: { name: 'contract', include: ['test/contract/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: {
