@@ -27,6 +27,13 @@ const BACKEND_AGNOSTIC = [
   'test/browser/console-shell.test.ts',
 ];
 
+/**
+ * Distributed files that stop, freeze or kill Cassandra, Kafka or whole clusters of Ferry processes: they run in a
+ * project of their own (`api-cassandra-alone`), which the suite runs after the others, with nothing beside them.
+ * On the embedded default they have nothing to run.
+ */
+const RUN_ALONE = ['test/api/failover.test.ts', 'test/api/stale-owner.test.ts', 'test/api/cancel-notice.test.ts'];
+
 export default defineConfig({
   test: {
     // Most of a test's time is spent waiting on real processes (servers, Cassandra, Kafka, a browser), not on
@@ -42,6 +49,7 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['test/api/**/*.test.ts'],
+          exclude: RUN_ALONE,
           globalSetup: ['test/support/shared-ferry.setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -51,10 +59,20 @@ export default defineConfig({
         test: {
           name: 'api-cassandra',
           include: ['test/api/**/*.test.ts'],
-          exclude: BACKEND_AGNOSTIC,
+          exclude: [...BACKEND_AGNOSTIC, ...RUN_ALONE],
           env: { FERRY_TEST_BACKEND: 'cassandra' },
           setupFiles: ['test/support/drop-deployments.setup.ts'],
           globalSetup: ['test/support/shared-ferry.setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'api-cassandra-alone',
+          include: RUN_ALONE,
+          env: { FERRY_TEST_BACKEND: 'cassandra' },
+          setupFiles: ['test/support/drop-deployments.setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
