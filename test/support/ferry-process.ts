@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { backendEnv, childEnv, prepareStorage, type TestBackend } from './deployment.js';
+import { projectAdmin } from '../../src/runtime/storage.js';
+import { backendEnv, childEnv, openTestBackend, prepareStorage, type TestBackend } from './deployment.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -99,14 +100,23 @@ export async function ferryCli(dataDir: string, args: readonly string[], backend
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
+/**
+ * Creates a project in the deployment of `dataDir` as `ferry project create` does (the same application service,
+ * run in this process: a CLI process per project cost half a second of a core each, and the tests create
+ * hundreds; the CLI's own tests run the command itself).
+ */
 export async function createProject(
   dataDir: string,
   opts: { name?: string; monthlyAllowance?: number; scheduleAllowance?: number; retentionDays?: number } = {},
 ): Promise<{ projectId: string; apiKey: string; signingSecret: string }> {
-  const args = ['project', 'create', '--name', opts.name ?? 'test'];
-  if (opts.monthlyAllowance !== undefined) args.push('--monthly-allowance', String(opts.monthlyAllowance));
-  if (opts.scheduleAllowance !== undefined) args.push('--schedule-allowance', String(opts.scheduleAllowance));
-  if (opts.retentionDays !== undefined) args.push('--retention-days', String(opts.retentionDays));
-  const out = await ferryCli(dataDir, args);
-  return { projectId: out.project_id as string, apiKey: out.api_key as string, signingSecret: out.signing_secret as string };
+  await prepareStorage(dataDir);
+  const backend = await openTestBackend(dataDir);
+  try {
+    const given = { monthlyAllowance: opts.monthlyAllowance, scheduleAllowance: opts.scheduleAllowance, retentionDays: opts.retentionDays };
+    const settings = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+    const { project, apiKey, signingSecret } = await projectAdmin(backend).createProject({ ...settings, name: opts.name ?? 'test' });
+    return { projectId: project.id, apiKey: apiKey.token, signingSecret };
+  } finally {
+    await backend.close();
+  }
 }
