@@ -49,12 +49,12 @@ export SUITE_DURATIONS_FILE="$report_dir/durations.jsonl"
 durations=(--reporter=./test/tools/durations-reporter.ts)
 status=0
 # The failover, stale-owner and cancel-notice tests (project api-cassandra-alone) stop Cassandra and Kafka, or
-# pause and kill whole clusters of processes: they run afterwards, with nothing beside them. Every other project
+# pause and kill whole clusters of processes: they run afterwards, one at a time, with nothing beside them. Every other project
 # of vitest.config.ts is named in the first run.
 npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/main.json" \
   --project unit --project unit-isolated --project contract --project api --project api-cassandra --project browser --project browser-cassandra \
   "$@" || status=$?
-npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/failover.json" --project api-cassandra-alone || status=$?
+npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/failover.json" --project api-cassandra-alone --maxWorkers 1 || status=$?
 npx tsx test/tools/durations-summary.ts "$SUITE_DURATIONS_FILE" || true
 printf '\nWhole run: %d s\n' "$SECONDS"
 node -e '
