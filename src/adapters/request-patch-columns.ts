@@ -1,5 +1,5 @@
 import type { Transition } from '../domain/request-lifecycle/index.js';
-import type { RequestPatch } from '../ports/requests.js';
+import type { RequestPatch } from '../domain/request.js';
 
 /**
  * Patchable request fields and their column names, the same in every backend's schema. The order is fixed so each

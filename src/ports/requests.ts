@@ -1,4 +1,5 @@
-import type { AttemptRecord, HttpMethod, RequestPatch, RequestSource, RequestStatus, StoredRequest } from '../domain/request.js';
+import type { AttemptRecord, HttpMethod, RequestSource, RequestStatus, StoredRequest } from '../domain/request.js';
+import type { Settlement } from '../domain/request-lifecycle/index.js';
 
 /** A page position: the list is ordered by (createdAt desc, id desc). */
 export interface ListPosition {
@@ -28,8 +29,6 @@ export interface RequestListQuery {
   readonly limit: number;
 }
 
-export type { RequestPatch } from '../domain/request.js';
-
 /**
  * The shards (see `shardOf`) a call is limited to; omitted means every shard. A backend whose storage only ever
  * has one delivering process (the embedded one) keeps no shards and treats every scope as all of its work.
@@ -40,16 +39,39 @@ export type ShardScope = readonly number[];
 export type RecordedState = Pick<StoredRequest, 'status' | 'dueAt' | 'version'>;
 
 /**
+ * A request claimed for delivery: what `claimDue` hands out, and what its deliverer passes back with the one change
+ * it makes of it next (`recordAttempt`, `handBack`, `cancelClaimed`). It carries what the store that made it needs
+ * to make that change without looking the request up again: the version claimed and, for a distributed store, the
+ * shard epoch it was claimed under and whether the claim is stored yet. Only the store that made it understands
+ * it; the deliverer reads `request` and nothing else. A claim serves one change: once that change is made, the
+ * claim is spent, and a second change through it fails with `VersionConflict`.
+ */
+export interface Claim {
+  /**
+   * The request as claimed: `delivering` with `dueAt` = the lease's end, `updatedAt` = the claim's time,
+   * `startedAt` set if it was null, and its version moved on.
+   */
+  readonly request: StoredRequest;
+  /**
+   * The claim as its deliverer keeps it once the attempt is sent, while the outcome is computed and written:
+   * without what the store will not need again (the body and headers, unless the store writes them again).
+   */
+  sent(): Claim;
+}
+
+/**
  * Durable storage of requests and their attempts. Every write resolves only once it is durable.
  *
- * Two kinds of writer change a request. Its deliverer (the owner of its shard, see `shardOf`) changes its state:
- * `update`, `recordAttempt`, `claimDue`, `releaseLeases`. Everyone else only asks for a cancel (`requestCancel`),
- * which the deliverer makes final at its next change. The deliverer's changes name the version they start from and
- * fail with a typed `VersionConflict` when the request is not at it, as far as this process can tell. A backend
- * with one delivering process (embedded) checks the stored version in the same transaction; a backend with many
- * (distributed) fences them by shard ownership instead: a change made by a process that no longer holds the
+ * Two kinds of writer change a request. Its deliverer (the owner of its shard, see `shardOf`) claims it
+ * (`claimDue`), then makes one change through the claim: records an attempt, hands it back, or makes a cancel
+ * final; a process that takes over shards releases the leases left in them (`releaseLeases`). Everyone else only
+ * asks for a cancel (`requestCancel`), which the deliverer makes final at its next change. The deliverer's changes
+ * fail with a typed `VersionConflict` when the request is no longer as claimed, as far as this process can tell. A
+ * backend with one delivering process (embedded) checks the stored version in the same transaction; a backend with
+ * many (distributed) fences them by shard ownership instead: a change made by a process that no longer holds the
  * request's shard never wins over the changes of the shard's new owner, whenever it lands, and a process that knows
- * it does not hold the shard refuses the change with `VersionConflict`.
+ * it does not hold the shard refuses the change with `VersionConflict`. Each change is a transition of the
+ * request's lifecycle (`src/domain/request-lifecycle/`).
  */
 export interface RequestStore {
   /** Stores new requests, all or none. */
@@ -64,34 +86,37 @@ export interface RequestStore {
   /** True when the project has terminal requests created before `cutoff`. */
   hasTerminalBefore(projectId: string, cutoff: number): Promise<boolean>;
   /**
-   * The deliverer's change: applies `patch` when the request is at `expectedVersion`, increments the version and
-   * returns the updated request. Throws `VersionConflict` when the version differs, when the request does not
-   * exist in this project, and when this process does not own the request's shard. Patch keys whose value is
-   * `undefined` leave their field unchanged.
+   * Claims up to `limit` due requests of any project for delivery (the `claimed` transition), oldest `dueAt` first:
+   * `queued` and `scheduled` requests with `dueAt <= now`, and `delivering` requests whose lease ran out
+   * (`dueAt <= now`), which a stopped worker left behind. Concurrent calls, from any process, never return the same
+   * request. A claim of a request whose lease ran out fences the worker that held it: that worker's change fails with
+   * `VersionConflict`.
+   *
+   * A backend may keep a claim in the claiming process for a while instead of storing it at once, and store it with
+   * the claim's change as one write (see the Cassandra adapter's notes): readers meanwhile see the request as it was
+   * before the claim, and it is stored as claimed by the time a long attempt would need its lease.
    */
-  update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest>;
+  claimDue(now: number, limit: number, leaseUntil: number, shards?: ShardScope): Promise<Claim[]>;
   /**
-   * Stores a completed attempt of request `id` and applies `patch` to the request, as one atomic write under the
-   * same conditions as `update`: on `VersionConflict` neither is stored. `attempt.requestId` must equal `id`.
-   * Answers only the state the request was left in, not the whole request: this is the delivery hot path, and
-   * the request's body and headers would be read and copied for nothing.
+   * Stores the attempt `settled` records and applies its change to the request (`settleAttempt` of the claim's
+   * request), as one atomic write; on `VersionConflict` neither is stored (see `reread`). `settled.attempt.requestId`
+   * is the claim's request. Answers only the state the request was left in: this is the delivery hot path, and the
+   * request's body and headers would be read and copied for nothing.
    */
-  recordAttempt(
-    projectId: string,
-    id: string,
-    expectedVersion: number,
-    attempt: AttemptRecord,
-    patch: RequestPatch,
-  ): Promise<RecordedState>;
+  recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState>;
+  /** Hands the claimed request back unsent (`handedBack`): due again at `dueAt`. `VersionConflict` as `recordAttempt`. */
+  handBack(claim: Claim, now: number, dueAt: number): Promise<void>;
   /**
-   * Claims up to `limit` due requests of any project for delivery, oldest `dueAt` first, and returns them as
-   * claimed: `queued` and `scheduled` requests with `dueAt <= now`, and `delivering` requests whose lease ran out
-   * (`dueAt <= now`), which a stopped worker left behind. A claimed request is `delivering` with
-   * `dueAt = leaseUntil`, `updatedAt = now`, `startedAt` set to `now` if it was null, and its version incremented,
-   * so a worker that outlives its lease gets `VersionConflict` on its next write. Concurrent calls, from any
-   * process, never return the same request.
+   * Makes final a cancel asked before the claim (`cancelMadeFinal`): the request ends `cancelled`, with no attempt.
+   * `VersionConflict` as `recordAttempt`.
    */
-  claimDue(now: number, limit: number, leaseUntil: number, shards?: ShardScope): Promise<StoredRequest[]>;
+  cancelClaimed(claim: Claim, now: number): Promise<void>;
+  /**
+   * After a change through `claim` failed with `VersionConflict`: a claim on the request as it now stands, when all
+   * that changed it since the claim is a cancel (`stillClaimed`), so the attempt can still be recorded with the cancel
+   * taken into account; null when the claim was lost (taken over, or the request moved on).
+   */
+  reread(claim: Claim): Promise<Claim | null>;
   /**
    * The earliest `dueAt` among requests `claimDue` could claim (including expired leases), or null. A backend may
    * look only so far ahead (it says how far) and answer null beyond that: callers poll again within that horizon.
@@ -104,10 +129,10 @@ export interface RequestStore {
    */
   dueUrls?(until: number, limit: number, shards?: ShardScope): Promise<string[]>;
   /**
-   * Makes every `delivering` request claimable at once (`dueAt = now`), bumping its version so a worker still
-   * holding it cannot record over the next owner. Only a process that knows no other process delivers from this
-   * storage may call it: the embedded single-process mode does at start, after a crash, and a process that has
-   * just taken over `shards` (fencing out their previous owner) does for those shards.
+   * Makes every stored lease end at once (`leaseReleased`: due at `now`, still `delivering`), its version moved on so
+   * a worker still holding the claim cannot record over the next owner. Only a process that knows no other process
+   * delivers from this storage may call it: the embedded single-process mode does at start, after a crash, and a
+   * process that has just taken over `shards` (fencing out their previous owner) does for those shards.
    */
   releaseLeases(now: number, shards?: ShardScope): Promise<number>;
   /**

@@ -17,11 +17,13 @@ describe('cancel, replay and retention', () => {
     await store.close();
   });
 
-  /** Moves a request to a terminal state the way the delivery engine would. */
-  async function finish(id: string, status: 'succeeded' | 'failed') {
+  /** A copy of request `id`, under an ID of its own, stored as the delivery engine would have ended it. */
+  async function finished(id: string, status: 'succeeded' | 'failed'): Promise<string> {
     const r = (await store.requests.get(f.projectId, id))!;
     const now = Date.now();
-    await store.requests.update(f.projectId, id, r.version, { status, completedAt: now, startedAt: now, updatedAt: now, dueAt: null });
+    const ended = { ...r, id: newRequestId(now), status, completedAt: now, startedAt: now, updatedAt: now, dueAt: null, version: 2 };
+    await store.requests.insertMany([ended]);
+    return ended.id;
   }
 
   async function accept(query: Record<string, string> = {}): Promise<Acc> {
@@ -47,12 +49,11 @@ describe('cancel, replay and retention', () => {
 
   it('refuses to cancel a succeeded or failed request with 409', async () => {
     for (const status of ['succeeded', 'failed'] as const) {
-      const a = await accept();
-      await finish(a.id, status);
-      const res = await f.api.call('POST', `/requests/${a.id}/cancel`);
+      const id = await finished((await accept()).id, status);
+      const res = await f.api.call('POST', `/requests/${id}/cancel`);
       expect(res.status).toBe(409);
       expect(res.body.error?.code).toBe('REQUEST_COMPLETED');
-      expect(((await f.api.call<Record<string, unknown>>('GET', `/requests/${a.id}`)).body.data).status).toBe(status);
+      expect(((await f.api.call<Record<string, unknown>>('GET', `/requests/${id}`)).body.data).status).toBe(status);
     }
   });
 
@@ -62,15 +63,14 @@ describe('cancel, replay and retention', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.error?.code).toBe('REQUEST_ACTIVE');
 
-    const done = await accept({ retry: '4', timeout: '7s', queue: 'q1', method: 'DELETE', delay: '5m' });
-    await finish(done.id, 'failed');
-    const res = await f.api.call('POST', `/requests/${done.id}/replay`);
+    const done = await finished((await accept({ retry: '4', timeout: '7s', queue: 'q1', method: 'DELETE', delay: '5m' })).id, 'failed');
+    const res = await f.api.call('POST', `/requests/${done}/replay`);
     expect(res.status).toBe(202);
     const replay = res.body.data as Acc;
-    expect(replay.id).not.toBe(done.id);
-    expect(replay).toMatchObject({ status: 'queued', replayed_from_request_id: done.id, scheduled_at: null });
+    expect(replay.id).not.toBe(done);
+    expect(replay).toMatchObject({ status: 'queued', replayed_from_request_id: done, scheduled_at: null });
     const copy = (await store.requests.get(f.projectId, replay.id))!;
-    const orig = (await store.requests.get(f.projectId, done.id))!;
+    const orig = (await store.requests.get(f.projectId, done))!;
     expect(copy).toMatchObject({
       url: orig.url,
       method: 'DELETE',

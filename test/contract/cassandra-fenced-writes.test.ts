@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import type { ShardEpochs } from '../../src/ports/shard-epochs.js';
-import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
@@ -29,22 +29,17 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     const r = aRequest({ createdAt: now, dueAt: now });
     await old.insertMany([r]);
     const [oldClaim] = await old.claimDue(now, 10, now + LEASE_MS);
-    expect(oldClaim?.id).toBe(r.id);
+    expect(oldClaim?.request.id).toBe(r.id);
 
     // The old owner pauses; the next one takes the expired lease over and delivers.
     const [taken] = await next.claimDue(now + LEASE_MS, 10, now + 2 * LEASE_MS);
-    expect(taken).toMatchObject({ id: r.id, version: oldClaim!.version + 1 });
+    expect(taken?.request).toMatchObject({ id: r.id, version: oldClaim!.request.version + 1 });
     const theirs = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    await next.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeededAt(now + LEASE_MS + 5));
+    await next.recordAttempt(taken!, settled(theirs, succeededAt(now + LEASE_MS + 5)));
 
     // The old owner wakes up not knowing: its write lands after, and loses every cell.
-    await old.recordAttempt(PROJECT_A, r.id, oldClaim!.version, anAttempt(r.id, 1, { status: 'errored' }), {
-      status: 'queued',
-      attemptCount: 1,
-      dueAt: now + 5,
-      updatedAt: now + 5,
-    });
-    expect(await next.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', attemptCount: 1, dueAt: null, version: taken!.version + 1 });
+    await old.recordAttempt(oldClaim!, settled(anAttempt(r.id, 1, { status: 'errored' }), { status: 'queued', attemptCount: 1, dueAt: now + 5, updatedAt: now + 5 }));
+    expect(await next.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', attemptCount: 1, dueAt: null, version: taken!.request.version + 1 });
     expect(await next.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
     expect(await next.claimDue(now + 3 * LEASE_MS, 10, now + 4 * LEASE_MS)).toEqual([]);
   });
@@ -59,30 +54,36 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     const [taken] = await next.claimDue(now + LEASE_MS, 10, now + 2 * LEASE_MS);
 
     // The old owner's record lands while the new owner's attempt is in flight: a row numbered past the count.
-    await old.recordAttempt(PROJECT_A, r.id, oldClaim!.version, anAttempt(r.id, 2, { status: 'succeeded' }), { ...succeededAt(now + 2), attemptCount: 2 });
+    await old.recordAttempt(oldClaim!, settled(anAttempt(r.id, 2, { status: 'succeeded' }), { ...succeededAt(now + 2), attemptCount: 2 }));
     expect(await next.listAttempts(PROJECT_A, r.id)).toEqual([]);
     expect(await next.get(PROJECT_A, r.id)).toMatchObject({ status: 'delivering', attemptCount: 1, dueAt: now + 2 * LEASE_MS });
 
     const theirs = anAttempt(r.id, 2, { status: 'errored' });
-    await next.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, { status: 'queued', attemptCount: 2, dueAt: now + 3 * LEASE_MS, updatedAt: now + 3 });
+    await next.recordAttempt(taken!, settled(theirs, { status: 'queued', attemptCount: 2, dueAt: now + 3 * LEASE_MS, updatedAt: now + 3 }));
     expect(await next.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
     expect(await next.get(PROJECT_A, r.id)).toMatchObject({ status: 'queued', attemptCount: 2 });
   });
 
   it('makes no owner change in a process that does not hold the shard', async () => {
-    const holder = processHolding(holdingEveryShard(9));
+    let holding = true;
+    const everyShard = holdingEveryShard(9);
+    const holder = processHolding({ held: (shard) => (holding ? everyShard.held(shard) : null) });
     const bystander = processHolding({ held: () => null });
     const now = Date.now();
     const r = aRequest({ createdAt: now, dueAt: now });
     await holder.insertMany([r]);
 
     expect(await bystander.claimDue(now, 10, now + LEASE_MS)).toEqual([]);
-    await expect(bystander.update(PROJECT_A, r.id, r.version, { status: 'failed' })).rejects.toBeInstanceOf(VersionConflict);
-    await expect(bystander.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1), succeededAt(now))).rejects.toBeInstanceOf(VersionConflict);
-    expect(await holder.get(PROJECT_A, r.id)).toStrictEqual(r);
+    const [claim] = await holder.claimDue(now, 10, now + LEASE_MS);
+    const claimed = await holder.get(PROJECT_A, r.id);
+    // The shard moves away while the claim is out: nothing the holder changes through it is written.
+    holding = false;
+    await expect(holder.handBack(claim!, now + 1, now + 2)).rejects.toBeInstanceOf(VersionConflict);
+    await expect(holder.recordAttempt(claim!, settled(anAttempt(r.id, 1), succeededAt(now)))).rejects.toBeInstanceOf(VersionConflict);
+    expect(await holder.get(PROJECT_A, r.id)).toStrictEqual(claimed);
     // A cancel needs no shard.
     expect(await bystander.requestCancel(PROJECT_A, r.id, now + 1)).toBe(true);
-    expect(await holder.get(PROJECT_A, r.id)).toMatchObject({ status: 'cancelled', cancelledAt: now + 1 });
+    expect(await holder.get(PROJECT_A, r.id)).toMatchObject({ status: 'delivering', cancelRequestedAt: now + 1 });
   });
 
   it('keeps an owner change over a late insert of the same request', async () => {
@@ -91,7 +92,7 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     const r = aRequest({ createdAt: now, dueAt: now });
     await owner.insertMany([r]);
     const [claimed] = await owner.claimDue(now, 10, now + LEASE_MS);
-    await owner.recordAttempt(PROJECT_A, r.id, claimed!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 1));
+    await owner.recordAttempt(claimed!, settled(anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 1)));
     await owner.insertMany([r]);
     expect(await owner.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
   });

@@ -3,7 +3,7 @@ import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/
 import { errors, type types } from 'cassandra-driver';
 import { CONSISTENCY, type CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
-import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
 import { infra } from '../support/infra.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
@@ -46,7 +46,7 @@ describe('Cassandra claims held in the claiming process', () => {
     await expect
       .poll(
         async () => {
-          for (const c of await backend.requests.claimDue(Date.now(), 10, Date.now() + LEASE_MS)) claimed.add(c.id);
+          for (const c of await backend.requests.claimDue(Date.now(), 10, Date.now() + LEASE_MS)) claimed.add(c.request.id);
           return claimed.has(id);
         },
         { timeout: 10_000 },
@@ -77,13 +77,15 @@ describe('Cassandra claims held in the claiming process', () => {
     const later = aRequest({ createdAt: now, updatedAt: now, status: 'scheduled', dueAt: now + 5_000 });
     await store.insertMany([first, later]);
     const [held] = await store.claimDue(now + 1, 1, now + LEASE_MS);
-    expect(held?.id).toBe(first.id);
+    expect(held?.request.id).toBe(first.id);
     expect(await store.nextDueAt()).toBe(now + 5_000);
     expect(await other.requests.nextDueAt()).toBe(now);
 
     const attempt = anAttempt(first.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    await store.recordAttempt(PROJECT_A, first.id, held!.version, attempt, succeededAt(now + 5));
-    await store.update(PROJECT_A, later.id, later.version, { status: 'cancelled', cancelledAt: now + 6, dueAt: null, updatedAt: now + 6 });
+    await store.recordAttempt(held!, settled(attempt, succeededAt(now + 5)));
+    const [next] = await store.claimDue(now + 5_000, 1, now + LEASE_MS);
+    expect(next?.request.id).toBe(later.id);
+    await store.recordAttempt(next!, settled(anAttempt(later.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 5_006)));
     await expect.poll(() => Promise.all([timersOf(first.id), timersOf(later.id)]), { timeout: 10_000 }).toEqual([0, 0]);
   });
 
@@ -94,12 +96,12 @@ describe('Cassandra claims held in the claiming process', () => {
     await store.insertMany([r]);
 
     const [claimed] = await store.claimDue(now + 1, 10, now + LEASE_MS);
-    expect(claimed).toStrictEqual({ ...r, status: 'delivering', dueAt: now + LEASE_MS, updatedAt: now + 1, startedAt: now + 1, version: 2 });
+    expect(claimed?.request).toStrictEqual({ ...r, status: 'delivering', dueAt: now + LEASE_MS, updatedAt: now + 1, startedAt: now + 1, version: 2 });
     expect(await store.get(PROJECT_A, r.id)).toStrictEqual(r);
     expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
 
     const attempt = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 5));
+    const done = await store.recordAttempt(claimed!, settled(attempt, succeededAt(now + 5)));
     const expected = { ...r, ...succeededAt(now + 5), startedAt: now + 1, version: 3 };
     expect(done).toStrictEqual({ status: expected.status, dueAt: expected.dueAt, version: expected.version });
     expect(await store.get(PROJECT_A, r.id)).toStrictEqual(expected);
@@ -114,17 +116,12 @@ describe('Cassandra claims held in the claiming process', () => {
     const [held] = await open().requests.claimDue(now + 1, 10, now + LEASE_MS);
 
     const [taken] = await other.requests.claimDue(now + 2, 10, now + LEASE_MS);
-    expect(taken?.id).toBe(r.id);
+    expect(taken?.request.id).toBe(r.id);
     const theirs = anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 });
-    await other.requests.recordAttempt(PROJECT_A, r.id, taken!.version, theirs, succeededAt(now + 3));
+    await other.requests.recordAttempt(taken!, settled(theirs, succeededAt(now + 3)));
     const stored = await other.requests.get(PROJECT_A, r.id);
     // The dead process, had it woken up, would not know: its write is made, and loses every cell.
-    await open().requests.recordAttempt(PROJECT_A, r.id, held!.version, anAttempt(r.id, 1, { responseStatusCode: 503 }), {
-      status: 'queued',
-      attemptCount: 1,
-      dueAt: now + 5,
-      updatedAt: now + 5,
-    });
+    await open().requests.recordAttempt(held!, settled(anAttempt(r.id, 1, { responseStatusCode: 503 }), { status: 'queued', attemptCount: 1, dueAt: now + 5, updatedAt: now + 5 }));
     expect(await open().requests.listAttempts(PROJECT_A, r.id)).toEqual([theirs]);
     expect(await open().requests.get(PROJECT_A, r.id)).toStrictEqual(stored);
   });
@@ -135,21 +132,15 @@ describe('Cassandra claims held in the claiming process', () => {
     const failing = aRequest({ createdAt: now, dueAt: now });
     await open().requests.insertMany([ok, failing]);
     // Requests other cases left due in the keyspace may be claimed too.
-    const held = (await open().requests.claimDue(now + 1, 10, now + LEASE_MS)).filter((h) => h.id === ok.id || h.id === failing.id);
-    expect(held.map((h) => h.id)).toEqual([ok.id, failing.id]);
+    const held = (await open().requests.claimDue(now + 1, 10, now + LEASE_MS)).filter((h) => h.request.id === ok.id || h.request.id === failing.id);
+    expect(held.map((h) => h.request.id)).toEqual([ok.id, failing.id]);
     for (const r of [ok, failing]) {
       expect(await other.requests.requestCancel(PROJECT_A, r.id, now + 2)).toBe(true);
       expect(await open().requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'cancelled', cancelledAt: now + 2 });
     }
 
-    await open().requests.recordAttempt(PROJECT_A, ok.id, held[0]!.version, anAttempt(ok.id, 1, { status: 'succeeded' }), succeededAt(now + 5));
-    await open().requests.recordAttempt(PROJECT_A, failing.id, held[1]!.version, anAttempt(failing.id, 1), {
-      status: 'failed',
-      attemptCount: 1,
-      completedAt: now + 5,
-      updatedAt: now + 5,
-      dueAt: null,
-    });
+    await open().requests.recordAttempt(held[0]!, settled(anAttempt(ok.id, 1, { status: 'succeeded' }), succeededAt(now + 5)));
+    await open().requests.recordAttempt(held[1]!, settled(anAttempt(failing.id, 1), { status: 'failed', attemptCount: 1, completedAt: now + 5, updatedAt: now + 5, dueAt: null }));
     expect(await open().requests.get(PROJECT_A, ok.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
     expect(await open().requests.get(PROJECT_A, failing.id)).toMatchObject({ status: 'cancelled', cancelledAt: now + 2, attemptCount: 1 });
   });
@@ -160,11 +151,11 @@ describe('Cassandra claims held in the claiming process', () => {
     await quick.requests.insertMany([r]);
     const [claimed] = await quick.requests.claimDue(now + 1, 10, now + LEASE_MS);
 
-    await expect.poll(() => other.requests.get(PROJECT_A, r.id), { timeout: 10_000 }).toStrictEqual(claimed);
+    await expect.poll(() => other.requests.get(PROJECT_A, r.id), { timeout: 10_000 }).toStrictEqual(claimed!.request);
     expect(await other.requests.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
-    const done = await quick.requests.recordAttempt(PROJECT_A, r.id, claimed!.version, anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 5));
-    expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
-    expect(await quick.requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', startedAt: now + 1, version: claimed!.version + 1 });
+    const done = await quick.requests.recordAttempt(claimed!, settled(anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 5)));
+    expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.request.version + 1 });
+    expect(await quick.requests.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', startedAt: now + 1, version: claimed!.request.version + 1 });
     await expect.poll(() => timersOf(r.id), { timeout: 10_000 }).toBe(0);
   });
 
@@ -178,15 +169,15 @@ describe('Cassandra claims held in the claiming process', () => {
 
     const batch = vi.spyOn(open().session, 'batch').mockRejectedValueOnce(new Error('storage unreachable (injected)'));
     try {
-      await expect(store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 5))).rejects.toThrow('injected');
+      await expect(store.recordAttempt(claimed!, settled(attempt, succeededAt(now + 5)))).rejects.toThrow('injected');
     } finally {
       batch.mockRestore();
     }
     expect(await store.get(PROJECT_A, r.id)).toStrictEqual(r);
     expect(await store.claimDue(now + 2, 10, now + LEASE_MS)).toEqual([]);
 
-    const done = await store.recordAttempt(PROJECT_A, r.id, claimed!.version, attempt, succeededAt(now + 6));
-    expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.version + 1 });
+    const done = await store.recordAttempt(claimed!, settled(attempt, succeededAt(now + 6)));
+    expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: claimed!.request.version + 1 });
     expect(await store.listAttempts(PROJECT_A, r.id)).toEqual([attempt]);
   });
 
@@ -197,7 +188,7 @@ describe('Cassandra claims held in the claiming process', () => {
     const storing = faultDuring(quick, 'storing a claim', () => Promise.reject(new Error('storage unreachable (injected)')));
     try {
       const [claimed] = await quick.requests.claimDue(now + 1, 10, now + 500);
-      expect(claimed?.id).toBe(r.id);
+      expect(claimed?.request.id).toBe(r.id);
       await expect.poll(() => storing.mock.calls.filter((c) => c[2] === 'storing a claim').length, { timeout: 10_000 }).toBeGreaterThan(1);
       await claimedSoon(quick, r.id);
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dayOf } from '../../src/adapters/cassandra/requests/rows.js';
 import type { StoredRequest } from '../../src/domain/request.js';
-import { PROJECT_A, T0, aRequest, anAttempt, nextScheduleId } from './suite/harness.js';
+import { PROJECT_A, T0, aRequest, anAttempt, nextScheduleId, settled } from './suite/harness.js';
 import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const MINUTE = 60_000;
@@ -71,8 +71,10 @@ describe('Cassandra list entries and the schedule filter', () => {
     const [fresh, old] = [0, 1].map(() => aRequest({ projectId: 'prj_contract_ttl', source: 'recurring', scheduleId, createdAt: now, dueAt: now }));
     await backend.requests.insertMany([fresh!, old!]);
     await asBeforeMigration(old!);
+    const claims = await backend.requests.claimDue(now, 100, now + 60_000);
     for (const r of [fresh!, old!]) {
-      await backend.requests.recordAttempt(r.projectId, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 });
+      const claim = claims.find((c) => c.request.id === r.id)!;
+      await backend.requests.recordAttempt(claim, settled(anAttempt(r.id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 }));
     }
     const thirtyDays = 30 * 86_400;
     for (const r of [fresh!, old!]) {

@@ -4,7 +4,8 @@ import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/sto
 import type { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { eventually } from '../support/api-client.js';
 import { clockAt } from '../support/fake-clock.js';
-import { PROJECT_A, PROJECT_B, aRequest, anAttempt } from './suite/harness.js';
+import type { RequestPatch } from '../../src/domain/request.js';
+import { PROJECT_A, PROJECT_B, aRequest, anAttempt, settled } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const DAY = 86_400_000;
@@ -35,13 +36,20 @@ function interceptRewrites(session: CassandraSession, rewrite: (write: () => Ret
 
 const succeeded = { status: 'succeeded', dueAt: null, attemptCount: 1 } as const;
 
+/** Claims request `id`, due by `at` (with whatever else is due then), and records attempt `n` of it with `change`. */
+async function recordAt(backend: CassandraBackend, id: string, at: number, n: number, status: 'failed' | 'succeeded', change: RequestPatch): Promise<void> {
+  const claim = (await backend.requests.claimDue(at, 100, at + 60_000)).find((c) => c.request.id === id);
+  expect(claim, `claim of ${id}`).toBeDefined();
+  await backend.requests.recordAttempt(claim!, settled(anAttempt(id, n, { status }), change));
+}
+
 /**
- * Ends `r` (just inserted, at version 1) at its second attempt: a first that failed, then one that succeeded. An
+ * Ends `id` (just inserted, due now) at its second attempt: a first that failed, then one that succeeded. An
  * ending after an earlier attempt is rewritten on its own, once the earlier attempts are read.
  */
-async function endAtSecondAttempt(backend: CassandraBackend, projectId: string, id: string, retryAt: number): Promise<void> {
-  await backend.requests.recordAttempt(projectId, id, 1, anAttempt(id, 1, { status: 'failed' }), { status: 'queued', dueAt: retryAt, attemptCount: 1 });
-  await backend.requests.recordAttempt(projectId, id, 2, anAttempt(id, 2, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 2 });
+async function endAtSecondAttempt(backend: CassandraBackend, id: string, retryAt: number): Promise<void> {
+  await recordAt(backend, id, Date.now(), 1, 'failed', { status: 'queued', dueAt: retryAt, attemptCount: 1 });
+  await recordAt(backend, id, retryAt, 2, 'succeeded', { status: 'succeeded', dueAt: null, attemptCount: 2 });
 }
 
 // Cassandra only: finished history is deleted by TTL when the project's retention would hide it.
@@ -58,8 +66,9 @@ describe('Cassandra request retention through TTL', () => {
     const kept = aRequest({ projectId: PROJECT_B, createdAt: now - DAY + 3_000, dueAt: now });
     const active = aRequest({ projectId: PROJECT_A, createdAt: now - DAY + 3_000, dueAt: now + DAY });
     await backend.requests.insertMany([expiring, kept, active]);
+    const claims = await backend.requests.claimDue(now, 100, now + 60_000);
     for (const r of [expiring, kept]) {
-      await backend.requests.recordAttempt(r.projectId, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
+      await backend.requests.recordAttempt(claims.find((c) => c.request.id === r.id)!, settled(anAttempt(r.id, 1, { status: 'succeeded' }), succeeded));
     }
 
     await eventually(async () => ((await backend.requests.get(PROJECT_A, expiring.id)) === null ? true : undefined), 20_000);
@@ -86,7 +95,7 @@ describe('Cassandra request retention through TTL', () => {
       return write();
     });
     try {
-      await requests.recordAttempt(PROJECT_D, r.id, 1, anAttempt(r.id, 1, { status: 'succeeded' }), succeeded);
+      await recordAt(backend, r.id, now, 1, 'succeeded', succeeded);
       const ttlOf = async (column: string, where = '') =>
         (await session.read(`SELECT TTL(${column}) AS ttl FROM ${session.table('requests')} WHERE id = ? ${where} LIMIT 1`, [r.id], 'reading a TTL', 5000)).first()?.['ttl'] as number | null;
       const thirtyDays = 30 * 86_400;
@@ -121,7 +130,7 @@ describe('Cassandra request retention through TTL', () => {
       return write();
     });
     try {
-      await endAtSecondAttempt(backend, PROJECT_D, ended.id, now + 1_000);
+      await endAtSecondAttempt(backend, ended.id, now + 1_000);
       await expect.poll(() => started, { timeout: 10_000 }).toBe(1);
       // The first attempt's timer goes at once; the retry's stays until the rewrite has landed.
       await expect.poll(() => timersOfRequest(backend, ended.id), { timeout: 10_000 }).toBe(1);
@@ -160,7 +169,7 @@ describe('Cassandra request retention through TTL', () => {
       return Promise.reject(new Error('refused by the test'));
     });
     try {
-      await endAtSecondAttempt(backend, PROJECT_C, r.id, now + 1_000);
+      await endAtSecondAttempt(backend, r.id, now + 1_000);
       await expect.poll(() => refused, { timeout: 10_000 }).toBeGreaterThan(0);
     } finally {
       restore();

@@ -32,6 +32,6 @@ describe('Cassandra single-request insert', () => {
     expect(await backend.requests.get(PROJECT_A, r.id)).toEqual(r);
     expect((await backend.requests.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 10 })).map((x) => x.id)).toEqual([r.id]);
     const claimed = await backend.requests.claimDue(now + 1_000, 10, now + 60_000);
-    expect(claimed.map((x) => [x.id, x.status, x.body])).toEqual([[r.id, 'delivering', r.body]]);
+    expect(claimed.map(({ request: x }) => [x.id, x.status, x.body])).toEqual([[r.id, 'delivering', r.body]]);
   });
 });

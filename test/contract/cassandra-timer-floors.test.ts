@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import type { TimerFloorSettings } from '../../src/adapters/cassandra/timers/floors.js';
-import type { StoredRequest } from '../../src/domain/request.js';
-import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
+import type { Claim } from '../../src/ports/requests.js';
+import { aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const LEASE_MS = 60_000;
@@ -27,12 +27,8 @@ describe('Cassandra timer reads start past the timers done', () => {
   // A request created at its due time: `aRequest` makes it due when created.
   const due = (dueAt: number) => aRequest({ createdAt: dueAt });
   const claimAll = async (store: CassandraRequestStore) => store.claimDue(Date.now(), 500, Date.now() + LEASE_MS);
-  const succeed = (store: CassandraRequestStore, claimed: readonly StoredRequest[]) =>
-    Promise.all(
-      claimed.map((r) =>
-        store.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(Date.now())),
-      ),
-    );
+  const succeed = (store: CassandraRequestStore, claimed: readonly Claim[]) =>
+    Promise.all(claimed.map((c) => store.recordAttempt(c, settled(anAttempt(c.request.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(Date.now())))));
   /**
    * Where the reads of timers made while `run` runs start: the due time after which each read of due timers
    * starts, and how many reads start at the beginning of their buckets (the look for each bucket's earliest).
@@ -57,7 +53,7 @@ describe('Cassandra timer reads start past the timers done', () => {
       const done = Array.from({ length: 40 }, (_, i) => due(base + i));
       await store.insertMany(done);
       const claimed = await claimAll(store);
-      expect(claimed.map((r) => r.id).sort()).toEqual(done.map((r) => r.id).sort());
+      expect(claimed.map((c) => c.request.id).sort()).toEqual(done.map((r) => r.id).sort());
       await succeed(store, claimed);
       await expect.poll(timerCount, { timeout: 10_000 }).toBe(0);
 
@@ -70,7 +66,7 @@ describe('Cassandra timer reads start past the timers done', () => {
       const fresh = due(Date.now());
       await store.insertMany([fresh]);
       const [claimedFresh] = await claimAll(store);
-      expect(claimedFresh?.id).toBe(fresh.id);
+      expect(claimedFresh?.request.id).toBe(fresh.id);
       await succeed(store, [claimedFresh!]);
       await expect.poll(timerCount, { timeout: 10_000 }).toBe(0);
     });
@@ -87,11 +83,11 @@ describe('Cassandra timer reads start past the timers done', () => {
       // Due just after the timer done, in the same bucket: written this late, it lands behind where reads start.
       const late = due(first.dueAt! + 1);
       await store.insertMany([late]);
-      const claimed = new Map<string, StoredRequest>();
+      const claimed = new Map<string, Claim>();
       await expect
         .poll(
           async () => {
-            for (const r of await claimAll(store)) claimed.set(r.id, r);
+            for (const c of await claimAll(store)) claimed.set(c.request.id, c);
             return claimed.has(late.id);
           },
           { timeout: 20_000, interval: 250 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
 import { clockAt } from '../support/fake-clock.js';
-import { PROJECT_A, aRequest, anAttempt, succeededAt } from './suite/harness.js';
+import { PROJECT_A, aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const SHARDS = 4;
@@ -20,7 +20,7 @@ describe('Cassandra timers around claims and outcomes', () => {
     await Promise.all(requests.map((r) => backend.requests.insertMany([r])));
     const leaseUntil = now + 60_000;
     const claimed = await backend.requests.claimDue(now + 1_000, 100, leaseUntil);
-    expect(claimed.map((r) => r.id).sort()).toEqual(requests.map((r) => r.id).sort());
+    expect(claimed.map((c) => c.request.id).sort()).toEqual(requests.map((r) => r.id).sort());
 
     const timers = async () => {
       const rs = await backend.session.read(`SELECT request_id, lease FROM ${backend.session.table('timers')}`, [], 'reading timers', 5000);
@@ -31,9 +31,7 @@ describe('Cassandra timers around claims and outcomes', () => {
     await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 60, others: 0 });
 
     await Promise.all(
-      claimed.map((r) =>
-        backend.requests.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10)),
-      ),
+      claimed.map((c) => backend.requests.recordAttempt(c, settled(anAttempt(c.request.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10)))),
     );
     await expect.poll(timers, { timeout: 10_000 }).toEqual({ leases: 0, others: 0 });
   });
@@ -48,9 +46,9 @@ describe('Cassandra timers around claims and outcomes', () => {
       const requests = Array.from({ length: 8 }, () => aRequest({ projectId: PROJECT_A, createdAt: now }));
       await store.insertMany(requests);
       const claimed = await store.claimDue(now + 1_000, 100, now + 60_000);
-      expect(claimed.map((r) => r.id).sort()).toEqual(requests.map((r) => r.id).sort());
-      for (const r of claimed) {
-        await store.recordAttempt(PROJECT_A, r.id, r.version, anAttempt(r.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10));
+      expect(claimed.map((c) => c.request.id).sort()).toEqual(requests.map((r) => r.id).sort());
+      for (const c of claimed) {
+        await store.recordAttempt(c, settled(anAttempt(c.request.id, 1, { status: 'succeeded', responseStatusCode: 200 }), succeededAt(now + 10)));
       }
       const ids = new Set(requests.map((r) => r.id));
       const left = async () => {

@@ -18,7 +18,7 @@ const harness = engineHarness('engine-storage-outage');
 const unreachable = () => new Error('storage unreachable (injected)');
 
 /** `store` whose named methods fail their first `failures` calls. */
-function failingFirst(store: RequestStore, method: 'recordAttempt' | 'update', failures: number): { store: RequestStore; calls: () => number } {
+function failingFirst(store: RequestStore, method: 'recordAttempt' | 'handBack', failures: number): { store: RequestStore; calls: () => number } {
   let calls = 0;
   const real = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
   const wrapped = withMethods(store, {
@@ -91,7 +91,7 @@ describe('delivery engine while storage fails', () => {
 
   it('hands back a request whose attempt was aborted even when the first hand-backs fail, and delivers it', async () => {
     const backend = harness.openBackend();
-    const { store, calls } = failingFirst(backend.requests, 'update', 2);
+    const { store, calls } = failingFirst(backend.requests, 'handBack', 2);
     const { id, sent } = await deliverOne(backend, store, { outcomes: [{ kind: 'aborted' }] });
     expect(calls()).toBe(3);
     expect(sent).toEqual([id, id]);

@@ -9,7 +9,7 @@ import { MIGRATIONS } from '../../src/adapters/embedded/migrations.js';
 import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
-import { PROJECT_A, T0, aRequest, anAttempt } from './suite/harness.js';
+import { PROJECT_A, T0, aRequest, anAttempt, settled } from './suite/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferry-embedded-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,8 +84,8 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
         const r = aRequest();
         await store.insertMany([r]);
         expect((await store.get(PROJECT_A, r.id))?.id).toBe(r.id);
-        const updated = await store.update(PROJECT_A, r.id, 1, { attemptCount: 1 });
-        expect(await store.get(PROJECT_A, r.id)).toStrictEqual(updated);
+        expect(await store.requestCancel(PROJECT_A, r.id, T0 + 1)).toBe(true);
+        expect(await store.get(PROJECT_A, r.id)).toMatchObject({ status: 'cancelled', cancelledAt: T0 + 1, version: 2 });
       }),
     );
   });
@@ -95,14 +95,15 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     const store = new EmbeddedRequestStore(db);
     const r = aRequest({ status: 'delivering' });
     await store.insertMany([r]);
-    await store.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+    const [claim] = await store.claimDue(T0, 1, T0 + 60_000);
+    await store.recordAttempt(claim!, settled(anAttempt(r.id, 1), { attemptCount: 1 }));
 
     const groupsBefore = db.groupCount;
     const results = await Promise.allSettled([
       db.write('createProject', project('prj_a')),
       // The change applies, then the attempt collides with the stored one: the change must be undone too.
-      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 2, attempt: anAttempt(r.id, 1), change: { set: { attemptCount: 9 } } }),
-      db.write('updateRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, change: { set: { attemptCount: 5 } } }),
+      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 3, attempt: anAttempt(r.id, 1), change: { set: { attemptCount: 9 } } }),
+      db.write('changeRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, change: { set: { attemptCount: 5 } } }),
       db.write('createProject', project('prj_a')),
       db.write('createProject', project('prj_c')),
     ]);
@@ -113,7 +114,7 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     expect(reasons[1]?.message).toMatch(/SQLITE_CONSTRAINT/);
     expect(reasons[2]).toBeInstanceOf(VersionConflict);
     expect(reasons[3]).toBeInstanceOf(StorageUnavailable);
-    expect(await store.get(PROJECT_A, r.id)).toMatchObject({ attemptCount: 1, version: 2 });
+    expect(await store.get(PROJECT_A, r.id)).toMatchObject({ attemptCount: 1, version: 3 });
     expect(await store.listAttempts(PROJECT_A, r.id)).toHaveLength(1);
     expect(db.read(() => db.statement('SELECT id FROM projects ORDER BY id').pluck().all())).toEqual(['prj_a', 'prj_c']);
   });

@@ -64,4 +64,19 @@ describe('DueSoon, the owner working set', () => {
     expect(soon.take(r.id)).toBeUndefined();
     expect(soon.earliest()).toBeNull();
   });
+
+  it('keeps the newest state of a request, and forgets the oldest once their bodies pass the byte bound', () => {
+    const soon = new DueSoon(SHARDS);
+    const r = aRequest({ status: 'queued', dueAt: 5, version: 1 });
+    soon.remember(r, 1);
+    soon.remember({ ...r, version: 2 }, 1);
+    expect(soon.take(r.id)?.request.version).toBe(2);
+
+    const big = () => aRequest({ status: 'queued', dueAt: 5, body: new Uint8Array(20 * 1024 * 1024) });
+    const [a, b, c, d] = [big(), big(), big(), big()];
+    for (const x of [a, b, c, d]) soon.remember(x, 1);
+    expect(soon.take(a.id)).toBeUndefined();
+    expect(soon.take(d.id)?.request).toBe(d);
+    expect(soon.take(c.id)?.request).toBe(c);
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecentKeys } from '../../src/adapters/cassandra/shared/recent-keys.js';
+import { WrittenEntries } from '../../src/adapters/cassandra/shared/written-entries.js';
 import { FakeClock } from '../support/fake-clock.js';
 
 describe('RecentKeys', () => {
@@ -29,5 +30,16 @@ describe('RecentKeys', () => {
     keys.add('a');
     clock.advance(80);
     expect(keys.has('a')).toBe(true);
+  });
+});
+
+describe('WrittenEntries', () => {
+  it('remembers written keys until told to forget them', () => {
+    const written = new WrittenEntries();
+    expect(written.has('a')).toBe(false);
+    written.add('a');
+    expect(written.has('a')).toBe(true);
+    written.forget('a');
+    expect(written.has('a')).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedOutcome } from '../../src/domain/delivery/outcome.js';
 import type { StoredRequest } from '../../src/domain/request.js';
-import type { RequestStore } from '../../src/ports/requests.js';
+import type { Claim, RequestStore } from '../../src/ports/requests.js';
 import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import type { DeliveryEvent } from '../../src/workers/delivery/events.js';
 import { aRequest, T0 } from '../contract/suite/harness.js';
@@ -15,9 +15,14 @@ import { FakeClock } from '../support/fake-clock.js';
 
 const IDLE_POLL_MS = 60_000;
 
+/** A claim as a store that needs nothing more than the claimed request makes it. */
+function claimOf(request: StoredRequest): Claim {
+  return { request, sent: () => claimOf(request) };
+}
+
 /** Requests in memory, as far as the engine uses them, counting its calls. */
 function memoryStore(due: StoredRequest[], recordFailures = 0) {
-  const calls = { nextDueAt: 0, claimDue: 0, recordAttempt: 0, update: 0 };
+  const calls = { nextDueAt: 0, claimDue: 0, recordAttempt: 0, handBack: 0 };
   const store = {
     nextDueAt: async () => {
       calls.nextDueAt += 1;
@@ -27,16 +32,15 @@ function memoryStore(due: StoredRequest[], recordFailures = 0) {
       calls.claimDue += 1;
       const claimed = due.filter((r) => r.dueAt! <= now).slice(0, limit);
       due = due.filter((r) => !claimed.includes(r));
-      return claimed.map((r) => ({ ...r, status: 'delivering', dueAt: leaseUntil, version: r.version + 1 }));
+      return claimed.map((r) => claimOf({ ...r, status: 'delivering', dueAt: leaseUntil, version: r.version + 1 }));
     },
-    recordAttempt: async (_p: string, _id: string, version: number) => {
+    recordAttempt: async (claim: Claim) => {
       calls.recordAttempt += 1;
       if (calls.recordAttempt <= recordFailures) throw new Error('storage down');
-      return { status: 'succeeded', dueAt: null, version: version + 1 };
+      return { status: 'succeeded', dueAt: null, version: claim.request.version + 1 };
     },
-    update: async (_p: string, _id: string, version: number) => {
-      calls.update += 1;
-      return { version: version + 1 };
+    handBack: async () => {
+      calls.handBack += 1;
     },
   } as unknown as RequestStore;
   return { store, calls };
@@ -171,6 +175,6 @@ describe('delivery engine on a fake clock', () => {
     await stopping;
     expect(t.state.aborted).toBe(1);
     // The aborted attempt's request was handed back, due at once, for the next process.
-    expect(calls.update).toBe(1);
+    expect(calls.handBack).toBe(1);
   });
 });

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredRequest } from '../../src/domain/request.js';
+import type { Claim } from '../../src/ports/requests.js';
 import { ConcurrencyLimits } from '../../src/workers/delivery/limits.js';
 import { WaitingRoom, type Waiting } from '../../src/workers/delivery/waiting-room.js';
 
 const waiting = (id: string, host: string, queue: string, since: number): Waiting => ({
-  request: { id } as StoredRequest,
+  claim: { request: { id } as StoredRequest } as Claim,
   host,
   queue,
   since,
@@ -15,7 +16,7 @@ function drain(room: WaitingRoom, limits: ConcurrencyLimits): string[] {
   const started: string[] = [];
   for (let w = room.next(limits); w !== undefined; w = room.next(limits)) {
     limits.start(w.host, w.queue);
-    started.push(w.request.id);
+    started.push(w.claim.request.id);
   }
   return started;
 }
@@ -59,9 +60,9 @@ describe('WaitingRoom', () => {
     room.add(waiting('old-a', 'a.example', 'p/q', 10));
     room.add(waiting('new-a', 'a.example', 'p/q', 30));
     room.add(waiting('old-b', 'b.example', 'p/q', 20));
-    expect(room.takeWaitingSince(20).map((w) => w.request.id).sort()).toEqual(['old-a', 'old-b']);
+    expect(room.takeWaitingSince(20).map((w) => w.claim.request.id).sort()).toEqual(['old-a', 'old-b']);
     expect(room.size).toBe(1);
-    expect(room.takeAll().map((w) => w.request.id)).toEqual(['new-a']);
+    expect(room.takeAll().map((w) => w.claim.request.id)).toEqual(['new-a']);
     expect(room.size).toBe(0);
     expect(room.next(new ConcurrencyLimits(10, 10, 10))).toBeUndefined();
   });

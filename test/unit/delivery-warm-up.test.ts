@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedOutcome } from '../../src/domain/delivery/outcome.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import type { DeliveryTransport } from '../../src/ports/delivery-transport.js';
-import type { RequestStore } from '../../src/ports/requests.js';
+import type { Claim, RequestStore } from '../../src/ports/requests.js';
 import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import { aRequest, T0 } from '../contract/suite/harness.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -22,9 +22,13 @@ function memoryStore(due: StoredRequest[], withDueUrls = true): { store: Request
     claimDue: async (now: number, limit: number, leaseUntil: number) => {
       const claimed = due.filter((r) => r.dueAt! <= now).slice(0, limit);
       due = due.filter((r) => !claimed.includes(r));
-      return claimed.map((r) => ({ ...r, status: 'delivering', dueAt: leaseUntil, version: r.version + 1 }));
+      return claimed.map((r) => {
+        const request = { ...r, status: 'delivering', dueAt: leaseUntil, version: r.version + 1 } as StoredRequest;
+        const claim: Claim = { request, sent: () => claim };
+        return claim;
+      });
     },
-    recordAttempt: async (_p: string, _id: string, version: number) => ({ status: 'succeeded', dueAt: null, version: version + 1 }),
+    recordAttempt: async (claim: Claim) => ({ status: 'succeeded', dueAt: null, version: claim.request.version + 1 }),
     ...(withDueUrls
       ? {
           dueUrls: async (until: number, limit: number) => {

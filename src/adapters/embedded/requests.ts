@@ -1,7 +1,16 @@
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { TERMINAL_STATUSES, decideCancel, type Transition } from '../../domain/request-lifecycle/index.js';
-import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore } from '../../ports/requests.js';
+import {
+  TERMINAL_STATUSES,
+  cancelMadeFinal,
+  decideCancel,
+  handedBack,
+  stillClaimed,
+  type Settlement,
+  type Transition,
+} from '../../domain/request-lifecycle/index.js';
+import { VersionConflict, type Claim, type RecordedState, type RequestListQuery, type RequestStore } from '../../ports/requests.js';
 import type { EmbeddedDatabase } from './database.js';
+import { EmbeddedClaim } from './request-claim.js';
 import { statusList } from '../request-patch-columns.js';
 import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
@@ -61,12 +70,28 @@ export class EmbeddedRequestStore implements RequestStore {
     return this.db.read(() => this.db.statement(sql).get(projectId, cutoff) !== undefined);
   }
 
-  update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.change(projectId, id, expectedVersion, { set: patch });
+  async handBack(claim: Claim, now: number, dueAt: number): Promise<void> {
+    await this.changeClaimed(claim, handedBack(now, dueAt));
   }
 
-  private change(projectId: string, id: string, expectedVersion: number, change: Transition): Promise<StoredRequest> {
-    return this.db.write('updateRequest', { projectId, id, expectedVersion, change });
+  async cancelClaimed(claim: Claim, now: number): Promise<void> {
+    await this.changeClaimed(claim, cancelMadeFinal(claim.request, now));
+  }
+
+  /** Only a cancel changes a claimed request here: it moves the version on, and the claim is read again. */
+  async reread(claim: Claim): Promise<Claim | null> {
+    const claimed = EmbeddedClaim.of(claim).request;
+    const fresh = await this.get(claimed.projectId, claimed.id);
+    return fresh !== null && stillClaimed(fresh, claimed) ? new EmbeddedClaim(fresh) : null;
+  }
+
+  private changeClaimed(claim: Claim, change: Transition): Promise<void> {
+    const r = EmbeddedClaim.of(claim).request;
+    return this.change(r.projectId, r.id, r.version, change);
+  }
+
+  private change(projectId: string, id: string, expectedVersion: number, change: Transition): Promise<void> {
+    return this.db.write('changeRequest', { projectId, id, expectedVersion, change });
   }
 
   /** A cancel is a change like any other here: one process delivers, and its version check serialises them. */
@@ -84,20 +109,16 @@ export class EmbeddedRequestStore implements RequestStore {
     }
   }
 
-  async recordAttempt(
-    projectId: string,
-    id: string,
-    expectedVersion: number,
-    attempt: AttemptRecord,
-    patch: RequestPatch,
-  ): Promise<RecordedState> {
-    if (attempt.requestId !== id) throw new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`);
-    return this.db.write('recordAttempt', { projectId, id, expectedVersion, attempt, change: { set: patch } });
+  async recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState> {
+    const r = EmbeddedClaim.of(claim).request;
+    const { attempt, change } = settled;
+    if (attempt.requestId !== r.id) throw new Error(`Attempt of ${attempt.requestId} recorded on request ${r.id}.`);
+    return this.db.write('recordAttempt', { projectId: r.projectId, id: r.id, expectedVersion: r.version, attempt, change });
   }
 
-  async claimDue(now: number, limit: number, leaseUntil: number): Promise<StoredRequest[]> {
+  async claimDue(now: number, limit: number, leaseUntil: number): Promise<Claim[]> {
     if (limit <= 0) return [];
-    return this.db.write('claimDue', { now, limit, leaseUntil });
+    return (await this.db.write('claimDue', { now, limit, leaseUntil })).map((r) => new EmbeddedClaim(r));
   }
 
   async nextDueAt(): Promise<number | null> {

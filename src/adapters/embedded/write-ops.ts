@@ -50,8 +50,8 @@ export const writeOps = {
     for (const r of requests) insertRequest(insert, r);
   },
 
-  updateRequest(db: Connection, a: UpdateArgs): StoredRequest {
-    return requestFromValues(applyChange(db, a, REQUEST_SELECT_LIST));
+  changeRequest(db: Connection, a: UpdateArgs): void {
+    applyChange(db, a, 'version');
   },
 
   recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): RecordedState {

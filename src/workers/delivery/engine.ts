@@ -1,16 +1,15 @@
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
-import type { StoredRequest } from '../../domain/request.js';
-import { cancelMadeFinal, handedBack, settleAttempt, stillClaimed } from '../../domain/request-lifecycle/index.js';
+import { settleAttempt } from '../../domain/request-lifecycle/index.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
-import { VersionConflict, type RequestStore, type ShardScope } from '../../ports/requests.js';
+import { VersionConflict, type Claim, type RequestStore, type ShardScope } from '../../ports/requests.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
-import { hostOf, withoutPayload } from './claimed.js';
+import { hostOf } from './claimed.js';
 
 export interface DeliveryEngineOptions {
   readonly requests: RequestStore;
@@ -55,8 +54,8 @@ const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
  * bounded whatever the backlog), sends each attempt within the global, per-host and per-queue limits, and
- * records every outcome with a change conditional on the version claimed (see `RequestStore`). A crash at any point
- * leaves the request claimable again.
+ * records every outcome through the claim it came with (see `RequestStore`). A crash at any point leaves the
+ * request claimable again.
  */
 export class DeliveryEngine {
   private readonly limits: ConcurrencyLimits;
@@ -131,7 +130,7 @@ export class DeliveryEngine {
     this.stopped.abort();
     this.disarm();
     this.warmUp?.stop();
-    await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.request, 0)));
+    await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.claim, 0)));
     const deadline = this.o.clock.setTimer(() => {
       this.aborting = true;
       this.o.transport.abortInFlight();
@@ -157,7 +156,7 @@ export class DeliveryEngine {
       if (next !== null && next <= now && free > 0) {
         const claimed = await this.o.requests.claimDue(now, free, now + LEASE_MS, scope);
         this.starved = claimed.length >= free;
-        for (const r of claimed) this.enqueue(r);
+        for (const c of claimed) this.enqueue(c);
         this.dispatch();
         // Look again at once: more may have fallen due (or, when the due time was only assumed, to learn the next
         // one); finishing attempts also wake the engine.
@@ -212,8 +211,9 @@ export class DeliveryEngine {
     else if (dueAt < this.timerAt) this.schedule(dueAt - now, true);
   }
 
-  private enqueue(request: StoredRequest): void {
-    this.waiting.add({ request, host: hostOf(request.url), queue: `${request.projectId}/${request.queue}`, since: this.o.clock.now() });
+  private enqueue(claim: Claim): void {
+    const r = claim.request;
+    this.waiting.add({ claim, host: hostOf(r.url), queue: `${r.projectId}/${r.queue}`, since: this.o.clock.now() });
   }
 
   /** Starts every waiting request whose host and queue have a free slot, oldest claim first. */
@@ -234,7 +234,7 @@ export class DeliveryEngine {
         }
       };
       this.track(
-        this.deliver(w.request, exchanged)
+        this.deliver(w.claim, exchanged)
           .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
           .finally(() => {
             exchanged();
@@ -257,7 +257,7 @@ export class DeliveryEngine {
 
   private handBackStale(): void {
     const stale = this.waiting.takeWaitingSince(this.o.clock.now() - HAND_BACK_AFTER_MS);
-    for (const w of stale) this.track(this.handBack(w.request, HAND_BACK_DELAY_MS));
+    for (const w of stale) this.track(this.handBack(w.claim, HAND_BACK_DELAY_MS));
   }
 
   /** Work on a claimed request (an attempt and its record, a hand-back) that `stop` waits for. */
@@ -266,10 +266,10 @@ export class DeliveryEngine {
     this.settled.add(done);
   }
 
-  private async handBack(r: StoredRequest, delayMs: number): Promise<void> {
+  private async handBack(claim: Claim, delayMs: number): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, handedBack(now, now + delayMs).set));
+      await this.whileLeased(claim, () => this.o.requests.handBack(claim, now, now + delayMs));
       this.dueAgainAt(now + delayMs);
     } catch (err) {
       // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
@@ -278,34 +278,35 @@ export class DeliveryEngine {
   }
 
   /** Delivers one claimed request; `exchanged` is called when the attempt's exchange ends (not when none is sent). */
-  private async deliver(claimed: StoredRequest, exchanged: () => void): Promise<void> {
+  private async deliver(claim: Claim, exchanged: () => void): Promise<void> {
+    const claimed = claim.request;
     const attemptNumber = claimed.attemptCount + 1;
     if (claimed.cancelRequestedAt !== null) {
       // Cancelled while a previous owner held it: no further attempt starts.
-      await this.cancelWithoutAttempt(claimed);
+      await this.cancelWithoutAttempt(claim);
       return;
     }
     let secrets: readonly Uint8Array[];
     try {
-      secrets = await this.whileLeased(claimed, () => this.o.signingSecrets(claimed.projectId));
+      secrets = await this.whileLeased(claim, () => this.o.signingSecrets(claimed.projectId));
     } catch (err) {
       this.emit({ type: 'engine_error', error: String(err) });
-      await this.handBack(claimed, HAND_BACK_DELAY_MS);
+      await this.handBack(claim, HAND_BACK_DELAY_MS);
       return;
     }
     if (this.aborting) {
       // The shutdown grace ran out while the secrets were read: the attempt is not started at all.
-      await this.handBack(claimed, 0);
+      await this.handBack(claim, 0);
       return;
     }
     const now = this.o.clock.now();
     this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null });
     const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
     exchanged();
-    // Outcomes awaiting their write may outnumber the slots: they keep no body or headers meanwhile.
-    claimed = withoutPayload(claimed);
+    // Outcomes awaiting their write may outnumber the slots: they keep only what the store needs meanwhile.
+    claim = claim.sent();
     if (outcome.kind === 'aborted') {
-      await this.handBack(claimed, 0);
+      await this.handBack(claim, 0);
       return;
     }
     const completedAt = this.o.clock.now();
@@ -318,26 +319,27 @@ export class DeliveryEngine {
       config: this.o.retry,
       random: this.o.random ?? Math.random,
     });
-    await this.record(claimed, attemptNumber, decision, { startedAt, durationMs, completedAt });
+    await this.record(claim, attemptNumber, decision, { startedAt, durationMs, completedAt });
   }
 
-  /** Records the attempt; when a cancel landed meanwhile, records it again under the cancel's new version. */
+  /** Records the attempt; when a cancel landed meanwhile, records it again on the request as the cancel left it. */
   private async record(
-    claimed: StoredRequest,
+    claim: Claim,
     attemptNumber: number,
     decision: ReturnType<typeof decideAttempt>,
     timing: { startedAt: number; durationMs: number; completedAt: number },
   ): Promise<void> {
-    let current = claimed;
+    let current = claim;
     for (let tries = 0; tries < 5; tries++) {
-      const { attempt, change } = settleAttempt(current, attemptNumber, decision, timing);
+      const settled = settleAttempt(current.request, attemptNumber, decision, timing);
+      const { attempt } = settled;
       try {
         const at = current;
-        const recorded = await this.whileLeased(claimed, () => this.o.requests.recordAttempt(at.projectId, at.id, at.version, attempt, change.set));
+        const recorded = await this.whileLeased(claim, () => this.o.requests.recordAttempt(at, settled));
         this.dueAgainAt(recorded.dueAt);
         this.emit({
           type: 'attempt_finished',
-          requestId: current.id,
+          requestId: claim.request.id,
           attemptNumber,
           requestStatus: recorded.status,
           attemptStatus: attempt.status,
@@ -348,30 +350,32 @@ export class DeliveryEngine {
         return;
       } catch (err) {
         if (!(err instanceof VersionConflict)) throw err;
-        const fresh = await this.whileLeased(claimed, () => this.o.requests.get(claimed.projectId, claimed.id));
-        if (fresh === null || !stillClaimed(fresh, claimed)) {
-          this.emit({ type: 'claim_lost', requestId: claimed.id });
+        const at = current;
+        const again = await this.whileLeased(claim, () => this.o.requests.reread(at));
+        if (again === null) {
+          this.emit({ type: 'claim_lost', requestId: claim.request.id });
           return;
         }
-        current = fresh;
+        current = again.sent();
       }
     }
   }
 
-  private async cancelWithoutAttempt(r: StoredRequest): Promise<void> {
+  private async cancelWithoutAttempt(claim: Claim): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(r, () => this.o.requests.update(r.projectId, r.id, r.version, cancelMadeFinal(r, now).set));
+      await this.whileLeased(claim, () => this.o.requests.cancelClaimed(claim, now));
     } catch (err) {
       if (!(err instanceof VersionConflict)) throw err;
     }
   }
 
   /**
-   * Runs a storage call for the claimed request `claimed` until it answers: a failure other than a version conflict
+   * Runs a storage call for the claimed request of `claim` until it answers: a failure other than a version conflict
    * is reported once and tried again while the claim's lease lasts and the engine runs.
    */
-  private async whileLeased<T>(claimed: StoredRequest, call: () => Promise<T>): Promise<T> {
+  private async whileLeased<T>(claim: Claim, call: () => Promise<T>): Promise<T> {
+    const claimed = claim.request;
     const leaseEnd = claimed.dueAt ?? Number.NEGATIVE_INFINITY;
     for (let failures = 1; ; failures++) {
       try {

@@ -1,9 +1,9 @@
-import type { StoredRequest } from '../../domain/request.js';
+import type { Claim } from '../../ports/requests.js';
 import type { ConcurrencyLimits } from './limits.js';
 
 /** A claimed request waiting for a free slot of its host and queue. */
 export interface Waiting {
-  readonly request: StoredRequest;
+  readonly claim: Claim;
   readonly host: string;
   readonly queue: string;
   readonly since: number;

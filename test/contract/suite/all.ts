@@ -5,6 +5,7 @@ import { describeIdempotencyStoreContract } from './idempotency.js';
 import { describeProjectStoreContract } from './projects.js';
 import { describeReadinessContract } from './readiness.js';
 import { describeRequestCancelContract } from './request-cancels.js';
+import { describeRequestChangeContract } from './request-changes.js';
 import { describeRequestClaimContract } from './request-claims.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
@@ -16,8 +17,7 @@ import { describeUsageStoreContract } from './usage.js';
 export function describeBackendContracts(makeBackend: BackendFactory, makeStorage: () => Promise<ReopenableStorage>): void {
   describeRequestStoreContract(makeBackend);
   describeRequestListContract(makeBackend);
-  describeRequestClaimContract(makeBackend);
-  describeRequestCancelContract(makeBackend);
+  describeClaimContracts(makeBackend);
   describeScheduleStoreContract(makeBackend);
   describeIdempotencyStoreContract(makeBackend);
   describeAcceptResumeContract(makeBackend);
@@ -26,4 +26,14 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeSecretStoreContract(makeBackend);
   describeDurabilityContract(makeStorage);
   describeReadinessContract(makeBackend);
+}
+
+/**
+ * The contracts of claiming and of the changes made through claims: where a backend can keep claims in the claiming
+ * process or store them at once, it runs these both ways.
+ */
+export function describeClaimContracts(makeBackend: BackendFactory): void {
+  describeRequestClaimContract(makeBackend);
+  describeRequestChangeContract(makeBackend);
+  describeRequestCancelContract(makeBackend);
 }

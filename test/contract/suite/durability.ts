@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROJECT_A, T0, aRequest, anAttempt, awkwardBytes, type ReopenableStorage } from './harness.js';
+import { PROJECT_A, T0, aRequest, anAttempt, awkwardBytes, claimOf, settled, type ReopenableStorage } from './harness.js';
 
 /** What a backend keeps across close and reopen, and how close treats writes in flight. */
 export function describeDurabilityContract(makeStorage: () => Promise<ReopenableStorage>): void {
@@ -13,7 +13,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       await first.projects.createProject(project);
       await first.projects.createApiKey(key);
       await first.requests.insertMany([r]);
-      await first.requests.recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+      await first.requests.recordAttempt(await claimOf(first.requests, r.id, T0), settled(anAttempt(r.id, 1), { status: 'queued', dueAt: T0 + 60_000, attemptCount: 1 }));
       const updated = await first.requests.get(PROJECT_A, r.id);
       await first.idempotency.claimAll([{ projectId: PROJECT_A, key: 'k', fingerprint: 'f', claimedAt: T0, expiresAt: T0 + 1, plan: null }], T0);
       await first.idempotency.completeAll(PROJECT_A, [{ key: 'k', outcome: '"done"' }]);

@@ -1,7 +1,9 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { AttemptRecord, RequestPatch, StoredRequest } from '../../../src/domain/request.js';
+import type { Settlement } from '../../../src/domain/request-lifecycle/index.js';
 import type { StoredSchedule } from '../../../src/domain/schedule/schedule.js';
 import type { Backend } from '../../../src/ports/backend.js';
+import type { Claim, RequestStore } from '../../../src/ports/requests.js';
 
 /** Opens a backend on fresh, empty storage; every call gives storage no other test sees. */
 export type BackendFactory = () => Promise<Backend>;
@@ -103,6 +105,30 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
 /** The change that records a first attempt's success at `at`. */
 export function succeededAt(at: number): RequestPatch {
   return { status: 'succeeded', attemptCount: 1, completedAt: at, updatedAt: at, dueAt: null };
+}
+
+/** An attempt settled with the change `set`, as `recordAttempt` takes it. */
+export function settled(attempt: AttemptRecord, set: RequestPatch): Settlement {
+  return { attempt, change: { set } };
+}
+
+/** The one claim `claimDue` makes at `now` of request `id`, due then and alone due in the store. */
+export async function claimOf(store: RequestStore, id: string, now: number, leaseUntil = now + 60_000): Promise<Claim> {
+  const claims = await store.claimDue(now, 10, leaseUntil);
+  expect(claims.map((c) => c.request.id)).toEqual([id]);
+  return claims[0]!;
+}
+
+/**
+ * Waits until the store shows `claims` as claimed: at once for a backend that stores claims as it makes them, once
+ * stored for one that holds them in the claiming process for a while (see `RequestStore.claimDue`).
+ */
+export async function claimsStored(store: RequestStore, claims: readonly Claim[]): Promise<void> {
+  for (const { request } of claims) {
+    await expect
+      .poll(() => store.get(request.projectId, request.id), { timeout: 15_000 })
+      .toMatchObject({ status: 'delivering', dueAt: request.dueAt, version: request.version });
+  }
 }
 
 export function anAttempt(requestId: string, attemptNumber: number, overrides: Partial<AttemptRecord> = {}): AttemptRecord {

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { VersionConflict } from '../../../src/ports/requests.js';
-import { PROJECT_A, PROJECT_B, T0, aRequest, anAttempt, useBackend, type BackendFactory } from './harness.js';
+import { PROJECT_A, PROJECT_B, T0, aRequest, anAttempt, claimsStored, settled, useBackend, type BackendFactory } from './harness.js';
 
 const SECOND = 1_000;
 const LEASE = 90 * SECOND;
 
-/** How delivery workers take due requests: RequestStore.claimDue, nextDueAt and releaseLeases. */
+/**
+ * How delivery workers take due requests: RequestStore.claimDue, nextDueAt and releaseLeases. Holds for a backend
+ * that stores its claims at once and for one that holds them in the claiming process a while.
+ */
 export function describeRequestClaimContract(makeBackend: BackendFactory): void {
   describe('RequestStore: claiming due work', () => {
     const backend = useBackend(makeBackend);
@@ -23,27 +26,30 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
       await store().insertMany([due3, due1, dueNow, due2, later, done, cancelled]);
 
       const first = await store().claimDue(now, 3, now + LEASE);
-      expect(first.map((r) => r.id)).toEqual([due3.id, due2.id, due1.id]);
+      expect(first.map((c) => c.request.id)).toEqual([due3.id, due2.id, due1.id]);
       const second = await store().claimDue(now, 3, now + LEASE);
-      expect(second.map((r) => r.id)).toEqual([dueNow.id]);
+      expect(second.map((c) => c.request.id)).toEqual([dueNow.id]);
       expect(await store().claimDue(now, 3, now + LEASE)).toEqual([]);
 
       expect(await store().get(PROJECT_A, later.id)).toMatchObject({ status: 'scheduled', version: 1 });
       expect(await store().get(PROJECT_A, cancelled.id)).toMatchObject({ status: 'cancelled', version: 1 });
     });
 
-    it('returns each claimed request as stored: delivering, leased, started, one version later', async () => {
+    it('hands out each request as claimed: delivering, leased, started, one version later', async () => {
       const fresh = aRequest({ status: 'queued', dueAt: now - SECOND });
       const retried = aRequest({ status: 'queued', dueAt: now - SECOND, startedAt: T0, attemptCount: 1, version: 4 });
       await store().insertMany([fresh, retried]);
 
       const claimed = await store().claimDue(now, 10, now + LEASE);
       const leased = { status: 'delivering', dueAt: now + LEASE, updatedAt: now };
-      expect(claimed).toStrictEqual([
+      expect(claimed.map((c) => c.request)).toStrictEqual([
         { ...fresh, ...leased, startedAt: now, version: 2 },
         { ...retried, ...leased, startedAt: T0, version: 5 },
       ]);
-      expect(await store().get(PROJECT_A, fresh.id)).toStrictEqual(claimed[0]);
+      // Stored as claimed, or (held in the claiming process) not yet: as it was before the claim.
+      expect([claimed[0]!.request, fresh]).toContainEqual(await store().get(PROJECT_A, fresh.id));
+      await claimsStored(store(), claimed);
+      expect(await store().get(PROJECT_A, fresh.id)).toStrictEqual(claimed[0]!.request);
     });
 
     it('never hands the same request to two concurrent claimers', async () => {
@@ -51,7 +57,7 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
       await store().insertMany(due);
 
       const batches = await Promise.all(Array.from({ length: 12 }, () => store().claimDue(now, 7, now + LEASE)));
-      const claimed = batches.flat().map((r) => r.id);
+      const claimed = batches.flat().map((c) => c.request.id);
       expect(new Set(claimed).size).toBe(claimed.length);
       expect(claimed.sort()).toEqual(due.map((r) => r.id).sort());
       for (const batch of batches) expect(batch.length).toBeLessThanOrEqual(7);
@@ -60,20 +66,17 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
     it('claims again a request whose lease ran out, fencing off the worker that held it', async () => {
       await store().insertMany([aRequest({ dueAt: now })]);
       const [held] = await store().claimDue(now, 1, now + LEASE);
+      // A lease runs out only once stored; a claim held in the claiming process is stored well before that.
+      await claimsStored(store(), [held!]);
 
       expect(await store().claimDue(now + LEASE - 1, 1, now + 2 * LEASE)).toEqual([]);
       const [reclaimed] = await store().claimDue(now + LEASE, 1, now + 2 * LEASE);
-      expect(reclaimed).toMatchObject({ id: held!.id, status: 'delivering', dueAt: now + 2 * LEASE, version: held!.version + 1 });
+      const id = held!.request.id;
+      expect(reclaimed?.request).toMatchObject({ id, status: 'delivering', dueAt: now + 2 * LEASE, version: held!.request.version + 1 });
 
-      await expect(
-        store().recordAttempt(PROJECT_A, held!.id, held!.version, anAttempt(held!.id, 1), { status: 'failed' }),
-      ).rejects.toBeInstanceOf(VersionConflict);
-      const done = await store().recordAttempt(PROJECT_A, held!.id, reclaimed!.version, anAttempt(held!.id, 1, { status: 'succeeded' }), {
-        status: 'succeeded',
-        dueAt: null,
-        attemptCount: 1,
-      });
-      expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: reclaimed!.version + 1 });
+      await expect(store().recordAttempt(held!, settled(anAttempt(id, 1), { status: 'failed' }))).rejects.toBeInstanceOf(VersionConflict);
+      const done = await store().recordAttempt(reclaimed!, settled(anAttempt(id, 1, { status: 'succeeded' }), { status: 'succeeded', dueAt: null, attemptCount: 1 }));
+      expect(done).toStrictEqual({ status: 'succeeded', dueAt: null, version: reclaimed!.request.version + 1 });
       expect(await store().claimDue(now + 10 * LEASE, 10, now + 11 * LEASE)).toEqual([]);
     });
 
@@ -94,14 +97,17 @@ export function describeRequestClaimContract(makeBackend: BackendFactory): void 
       await store().insertMany([aRequest({ dueAt: now }), aRequest({ dueAt: now }), waiting]);
       const held = await store().claimDue(now, 10, now + LEASE);
       expect(held).toHaveLength(2);
+      // Only stored leases are there to release: a claim held in the claiming process dies with it, due as before.
+      await claimsStored(store(), held);
 
       expect(await store().releaseLeases(now + 1)).toBe(2);
       for (const h of held) {
-        expect(await store().get(PROJECT_A, h.id)).toMatchObject({ status: 'delivering', dueAt: now + 1, version: h.version + 1 });
-        await expect(store().update(PROJECT_A, h.id, h.version, { status: 'failed' })).rejects.toBeInstanceOf(VersionConflict);
+        expect(await store().get(PROJECT_A, h.request.id)).toMatchObject({ status: 'delivering', dueAt: now + 1, version: h.request.version + 1 });
+        await expect(store().handBack(h, now + 1, now + 2)).rejects.toBeInstanceOf(VersionConflict);
       }
       expect(await store().get(PROJECT_A, waiting.id)).toStrictEqual(waiting);
-      expect((await store().claimDue(now + 1, 10, now + LEASE)).map((r) => r.id).sort()).toEqual(held.map((r) => r.id).sort());
+      const ids = (claims: readonly { request: { id: string } }[]) => claims.map((c) => c.request.id).sort();
+      expect(ids(await store().claimDue(now + 1, 10, now + LEASE))).toEqual(ids(held));
       expect(await store().releaseLeases(now + 2)).toBe(2);
       await store().claimDue(now + 2, 10, now + LEASE);
     });

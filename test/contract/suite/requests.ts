@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { RetryDecision } from '../../../src/domain/request.js';
-import { VersionConflict } from '../../../src/ports/requests.js';
 import {
   PROJECT_A,
   PROJECT_B,
@@ -8,16 +6,16 @@ import {
   aRequest,
   anAttempt,
   awkwardBytes,
-  countFulfilled,
-  rejectionsOf,
+  claimOf,
   sameBytes,
+  settled,
   useBackend,
   type BackendFactory,
 } from './harness.js';
 
-/** Round trips, project scoping and conditional writes of RequestStore. */
+/** Round trips and project scoping of RequestStore. */
 export function describeRequestStoreContract(makeBackend: BackendFactory): void {
-  describe('RequestStore: storage and conditional writes', () => {
+  describe('RequestStore: storage', () => {
     const backend = useBackend(makeBackend);
     const store = () => backend().requests;
 
@@ -97,100 +95,16 @@ export function describeRequestStoreContract(makeBackend: BackendFactory): void 
     it('hides a request from every other project', async () => {
       const r = aRequest();
       await store().insertMany([r]);
-      await store().recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { attemptCount: 1 });
+      const claim = await claimOf(store(), r.id, T0);
+      await store().recordAttempt(claim, settled(anAttempt(r.id, 1), { status: 'queued', dueAt: T0 + 60_000, attemptCount: 1 }));
 
       expect(await store().get(PROJECT_B, r.id)).toBeNull();
       expect(await store().list({ projectId: PROJECT_B, terminalCutoff: 0, limit: 10 })).toEqual([]);
       expect(await store().list({ projectId: PROJECT_B, id: r.id, terminalCutoff: 0, limit: 10 })).toEqual([]);
       expect(await store().listAttempts(PROJECT_B, r.id)).toEqual([]);
-      await expect(store().update(PROJECT_B, r.id, 2, { status: 'cancelled' })).rejects.toBeInstanceOf(VersionConflict);
-      await expect(store().recordAttempt(PROJECT_B, r.id, 2, anAttempt(r.id, 2), {})).rejects.toBeInstanceOf(VersionConflict);
-      expect((await store().get(PROJECT_A, r.id))?.version).toBe(2);
+      expect(await store().requestCancel(PROJECT_B, r.id, T0 + 1)).toBe(false);
+      expect((await store().get(PROJECT_A, r.id))?.version).toBe(claim.request.version + 1);
       expect(await store().listAttempts(PROJECT_A, r.id)).toHaveLength(1);
-    });
-
-    it('applies a patch at the expected version, bumps the version and leaves other fields alone', async () => {
-      const r = aRequest({ status: 'scheduled', scheduledAt: T0 + 60_000, dueAt: T0 + 60_000 });
-      await store().insertMany([r]);
-
-      const patched = await store().update(PROJECT_A, r.id, 1, {
-        status: 'cancelled',
-        cancelledAt: T0 + 10,
-        dueAt: null,
-        updatedAt: T0 + 10,
-        startedAt: undefined,
-      });
-      expect(patched).toStrictEqual({ ...r, status: 'cancelled', cancelledAt: T0 + 10, dueAt: null, updatedAt: T0 + 10, version: 2 });
-      expect(await store().get(PROJECT_A, r.id)).toStrictEqual(patched);
-
-      const bumped = await store().update(PROJECT_A, r.id, 2, {});
-      expect(bumped.version).toBe(3);
-    });
-
-    it('refuses a stale version or an unknown request with VersionConflict', async () => {
-      const r = aRequest();
-      await store().insertMany([r]);
-      await store().update(PROJECT_A, r.id, 1, { attemptCount: 1 });
-
-      await expect(store().update(PROJECT_A, r.id, 1, { status: 'failed' })).rejects.toBeInstanceOf(VersionConflict);
-      await expect(store().update(PROJECT_A, 'req_unknown', 1, { status: 'failed' })).rejects.toBeInstanceOf(VersionConflict);
-      expect((await store().get(PROJECT_A, r.id))?.status).toBe('queued');
-    });
-
-    it('lets exactly one of many concurrent updates at the same version win', async () => {
-      const r = aRequest();
-      await store().insertMany([r]);
-      const results = await Promise.allSettled(
-        Array.from({ length: 25 }, (_, i) => store().update(PROJECT_A, r.id, 1, { attemptCount: i + 1 })),
-      );
-      expect(countFulfilled(results)).toBe(1);
-      for (const err of rejectionsOf(results)) expect(err).toBeInstanceOf(VersionConflict);
-      expect((await store().get(PROJECT_A, r.id))?.version).toBe(2);
-    });
-
-    it('records an attempt together with its request change, and lists attempts in order', async () => {
-      const r = aRequest({ status: 'delivering' });
-      await store().insertMany([r]);
-      const retry: RetryDecision = {
-        reason: 'http_429',
-        retryAfterRaw: '120, "odd"',
-        retryAfterTruncated: true,
-        retryAfterEscaped: true,
-        retryAfterStatus: 'valid',
-        retryAfterDelayMs: 120_000,
-        backoffDelayMs: 2_000,
-        selectedDelayMs: 120_000,
-        delaySource: 'retry_after',
-        nextAttemptAt: T0 + 180_000,
-      };
-      const first = anAttempt(r.id, 1, { status: 'failed', responseStatusCode: 429, retry });
-      const afterFirst = await store().recordAttempt(PROJECT_A, r.id, 1, first, {
-        status: 'queued',
-        attemptCount: 1,
-        dueAt: retry.nextAttemptAt,
-      });
-      expect(afterFirst).toStrictEqual({ status: 'queued', dueAt: retry.nextAttemptAt, version: 2 });
-      expect(await store().get(PROJECT_A, r.id)).toMatchObject({ status: 'queued', attemptCount: 1, dueAt: retry.nextAttemptAt, version: 2 });
-
-      const second = anAttempt(r.id, 2, { status: 'timed_out', responseStatusCode: null, errorMessage: 'timed out after 50s' });
-      const third = anAttempt(r.id, 3, { status: 'succeeded', responseStatusCode: 204 });
-      await store().recordAttempt(PROJECT_A, r.id, 2, second, { attemptCount: 2 });
-      await store().recordAttempt(PROJECT_A, r.id, 3, third, { status: 'succeeded', attemptCount: 3, dueAt: null, completedAt: third.completedAt });
-
-      expect(await store().listAttempts(PROJECT_A, r.id)).toStrictEqual([first, second, third]);
-      expect(await store().get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', attemptCount: 3, version: 4 });
-    });
-
-    it('stores neither the attempt nor the change when the version moved on', async () => {
-      const r = aRequest({ status: 'delivering' });
-      await store().insertMany([r]);
-      await store().update(PROJECT_A, r.id, 1, { cancelRequestedAt: T0 + 1 });
-
-      await expect(
-        store().recordAttempt(PROJECT_A, r.id, 1, anAttempt(r.id, 1), { status: 'failed', attemptCount: 1 }),
-      ).rejects.toBeInstanceOf(VersionConflict);
-      expect(await store().listAttempts(PROJECT_A, r.id)).toEqual([]);
-      expect(await store().get(PROJECT_A, r.id)).toMatchObject({ status: 'delivering', attemptCount: 0, version: 2 });
     });
   });
 }

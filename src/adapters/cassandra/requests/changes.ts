@@ -7,6 +7,7 @@ import type { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import { timestampValue, type CassandraSession, type Statement } from '../session.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import type { TimerEngine } from '../timers/engine.js';
+import type { StoredAs } from './claim.js';
 import type { RequestExpiry } from './expiry.js';
 import { REQUEST_BATCHES, insertAttempt } from './rows.js';
 import { timerChange, type RequestTimer } from './timers.js';
@@ -25,8 +26,13 @@ const OWNER_WRITES: CoalescerLimits = { ...REQUEST_BATCHES, itemsPerWrite: 16, w
 export interface ChangeExtras {
   /** The attempt recorded with the change, in the same write, if any. */
   readonly attempt?: AttemptRecord | null;
-  /** The version written; one more than `current.version` unless a held claim's version lies in between. */
+  /** The version written; one more than `current.version` by default. */
   readonly version?: number;
+  /**
+   * What storage holds of the request where it differs from `current` (a held claim's request before the claim,
+   * see `CassandraClaim.storedAs`): the timer that stands, and whether the request had ended, are its.
+   */
+  readonly storedAs?: StoredAs | null;
 }
 
 /**
@@ -63,7 +69,7 @@ export class RequestChanges {
     private readonly stamps: OwnerTimestamps,
     /**
      * Told of every change made here, with the epoch it was made under: what this process remembered of the
-     * request is stale, and the request as it now is may be worth remembering (see `KnownRequests`, `DueSoon`).
+     * request is stale, and the request as it now is may be worth remembering (see `WorkingSet.changedHere`).
      */
     private readonly changed: (next: StoredRequest, basis: number) => void,
   ) {
@@ -90,17 +96,18 @@ export class RequestChanges {
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest | null> {
-    const { attempt = null, version = current.version + 1 } = extras;
+    const { attempt = null, version = current.version + 1, storedAs = null } = extras;
     const next = applied(current, change, version);
+    const before = storedAs === null ? current : { id: current.id, status: storedAs.status, dueAt: storedAs.dueAt };
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
     // retention rewrite again, or its row would outlive the request.
-    const ends = isTerminal(next.status) && (!isTerminal(current.status) || attempt !== null);
+    const ends = isTerminal(next.status) && (!isTerminal(before.status) || attempt !== null);
     const shard = shardOf(current.id, this.shardCount);
     const stamp = this.stamps.next(shard, basis);
     // Taken now, so it lies above this change and below any later one, whenever the rewrite runs.
     const rewriteStamp = ends ? this.stamps.next(shard, basis) : null;
     if (stamp === null || (ends && rewriteStamp === null)) return null;
-    const { add, drop } = timerChange(this.shardCount, current, next);
+    const { add, drop } = timerChange(this.shardCount, before, next);
     if (add !== null) await this.timers.write(add);
     // An ended request gets its time to live in the change itself where it can; otherwise a rewrite follows.
     const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;

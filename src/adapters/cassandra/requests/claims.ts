@@ -4,16 +4,11 @@ import type { StoredRequest } from '../../../domain/request.js';
 import { applied, claimed, isLeased, isTerminal, leaseReleased, type Transition } from '../../../domain/request-lifecycle/index.js';
 import { takeUpTo, type InFlight } from '../shared/concurrency.js';
 import { EMPTY_BUCKET_AGE_MS, compareTimers, type TimerEngine } from '../timers/engine.js';
+import { CassandraClaim, type ClaimsOut } from './claim.js';
+import type { ClaimChanges } from './claim-changes.js';
 import type { DueSoon } from './due-soon.js';
-import type { HeldClaims } from './held-claims.js';
 import type { RequestRows } from './rows.js';
 import { REQUEST_TIMERS, matchesTimer, type RequestTimer } from './timers.js';
-
-/** A claimed request, and the shard epoch it was claimed under (see `RequestChanges.apply`). */
-export interface Claimed {
-  readonly request: StoredRequest;
-  readonly basis: number;
-}
 
 /** What claims change requests through, as the shard's owner: `RequestChanges`. */
 export interface OwnerChanges {
@@ -57,7 +52,9 @@ const STALE_TIMER_AGE_MS = 60_000;
 
 /**
  * Due work: finds it through the timers and takes it, held in this process or with a write to the request. Only
- * the shard's owner claims, so claims exclude each other within the process (`claiming`), not in storage.
+ * the shard's owner claims, so claims exclude each other within the process, not in storage: a claim passes over
+ * the timers another claim is reading (`claiming`), and those of requests whose claims are in hand here (see
+ * `ClaimsOut`).
  */
 export class RequestClaims {
   /** Timers a claim of this process is reading or storing: a second claim of one of them passes over it. */
@@ -70,19 +67,21 @@ export class RequestClaims {
     private readonly timers: TimerEngine<RequestTimer>,
     private readonly changes: OwnerChanges,
     private readonly inFlight: InFlight,
-    private readonly held: HeldClaims,
+    /** The claims handed out and not changed yet. */
+    private readonly out: ClaimsOut,
+    /** Holds claims, and knows whether a new one may be held. */
+    private readonly held: ClaimChanges,
     private readonly clock: Clock,
     /** The owner's working set: requests it may claim without reading (see `WorkingSet`). */
     private readonly dueSoon: DueSoon,
     /**
-     * True while this process is writing request `id` as accepted (its timer may be seen before it) or writing a
-     * change of it (what a claim would read is about to be outdated).
+     * True while this process is writing request `id` as accepted: its timer may be seen before it.
      */
-    private readonly beingWritten: (id: string) => boolean,
+    private readonly beingAccepted: (id: string) => boolean,
   ) {}
 
-  /** Claimed requests, each with the shard epoch it was claimed under (see `RequestChanges.apply`). */
-  async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<Claimed[]> {
+  /** Claims of due requests, in due order, each handed out (see `ClaimsOut`). */
+  async claimDue(now: number, limit: number, leaseUntil: number, shards: readonly number[]): Promise<CassandraClaim[]> {
     if (limit <= 0) return [];
     const pageSize = Math.min(Math.max(limit, 16), 500);
     const scan = () => this.timers.scan(shards, { throughBucket: this.timers.buckets.of(now), dueBy: now, forget: true }, pageSize);
@@ -96,7 +95,7 @@ export class RequestClaims {
     const { taken, failure } = await takeUpTo(due, limit, CLAIM_CONCURRENCY, (timer) => this.claim(timer, now, leaseUntil));
     // Claims already made stand: their requests would otherwise wait out the lease.
     if (failure !== null && taken.length === 0) throw failure.error;
-    return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map(({ request, basis }) => ({ request, basis }));
+    return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map(({ claim }) => claim);
   }
 
   /** `scan`, noting when it was started. */
@@ -122,10 +121,10 @@ export class RequestClaims {
   }
 
   /**
-   * Claims the request of `timer`: held in this process when it can be (see `HeldClaims`), otherwise stored at
+   * Claims the request of `timer`: held in this process when it can be (see `ClaimChanges`), otherwise stored at
    * once. An expired lease is always taken over with a stored claim, which fences the worker that held it.
    */
-  private async claim(timer: RequestTimer, now: number, leaseUntil: number): Promise<(Claimed & { timer: RequestTimer }) | null> {
+  private async claim(timer: RequestTimer, now: number, leaseUntil: number): Promise<{ claim: CassandraClaim; timer: RequestTimer } | null> {
     // By timer, not by request: a request's stale timer, read at once beside its live one, must not block it. Two
     // different timers of one request never both match the state a claim reads (see `matchesTimer`).
     const key = `${timer.id}@${timer.dueAt}`;
@@ -138,25 +137,28 @@ export class RequestClaims {
     }
   }
 
-  private async claimOnce(timer: RequestTimer, now: number, leaseUntil: number): Promise<(Claimed & { timer: RequestTimer }) | null> {
+  private async claimOnce(timer: RequestTimer, now: number, leaseUntil: number): Promise<{ claim: CassandraClaim; timer: RequestTimer } | null> {
     const basis = this.changes.basis(timer.shard);
     if (basis === null) return null;
     const asOf = this.timers.stamp();
     const current = await this.current(timer, now, basis, 'claiming a request');
-    // A concurrent claim of this process may have taken it during the read, or a change of it may have landed.
-    if (current === null || this.held.holds(current.id) || this.held.outdated(current)) return null;
+    // A claim of this process may have been made, or a change of one begun, during the read.
+    if (current === null || this.out.inHand(current.id)) return null;
     const change = claimed(now, leaseUntil);
     // An expired lease is taken over with a stored claim: it fences the worker that held it.
-    if (!isLeased(current.status) && this.held.accepting) {
-      const request = applied(current, change);
-      this.held.hold({ stored: current, claimed: request, change, basis });
-      return { timer, request, basis };
+    if (!isLeased(current.status) && this.held.holding) {
+      const claim = new CassandraClaim(applied(current, change), basis, { status: current.status, dueAt: current.dueAt }, true);
+      this.held.hold(claim);
+      return { timer, claim };
     }
     const request = await this.changes.apply(current, change, asOf, basis, 'claiming a request').catch((err: unknown) => {
       this.inFlight.background(() => this.undoUnseen(applied(current, change), basis));
       throw err;
     });
-    return request === null ? null : { timer, request, basis };
+    if (request === null) return null;
+    const claim = new CassandraClaim(request, basis, null, false);
+    this.out.handOut(claim);
+    return { timer, claim };
   }
 
   /**
@@ -190,7 +192,10 @@ export class RequestClaims {
     const asOf = this.timers.stamp();
     const current = await this.current(timer, now, basis, 'releasing a lease');
     if (current === null || !isLeased(current.status)) return null;
-    return this.changes.apply(current, leaseReleased(now), asOf, basis, 'releasing a lease');
+    const released = await this.changes.apply(current, leaseReleased(now), asOf, basis, 'releasing a lease');
+    // A claim of it still out here, from before, can record nothing over the next claim.
+    if (released !== null) this.out.fence(released.id);
+    return released;
   }
 
   /**
@@ -213,7 +218,7 @@ export class RequestClaims {
 
   /**
    * The earliest timer among the first `NEXT_DUE_BUCKETS` listed buckets of a shard, leaving out those of claims
-   * this process holds (their requests are being delivered). A timer being removed or written is not left out:
+   * this process has in hand (their requests are being delivered). A timer being removed or written is not left out:
    * passing over it here (reading on through its bucket) cost more reads than the short look it may cause. When all
    * of those buckets are empty, the time a claim may drop the first of them: the claim then brings later timers
    * within reach (and claims any due ones itself, as its scan is not limited to these buckets). Buckets are read
@@ -224,7 +229,7 @@ export class RequestClaims {
     const scan = this.timers.shardScan(shard, limits, NEXT_DUE_PAGE);
     let anyTimer = false;
     for await (const timer of scan) {
-      if (!this.held.holds(timer.id)) return timer.dueAt;
+      if (!this.out.inHand(timer.id)) return timer.dueAt;
       anyTimer = true;
     }
     const first = scan.firstBucket;
@@ -232,11 +237,11 @@ export class RequestClaims {
   }
 
   /**
-   * Timers of claims this process holds, of requests it is writing, and timers it is removing: none has work for
-   * a claim yet or any more.
+   * Timers of claims this process has in hand, of requests it is writing as accepted, and timers it is removing:
+   * none has work for a claim yet or any more.
    */
   private passOver(timer: RequestTimer): boolean {
-    return this.held.holds(timer.id) || this.beingWritten(timer.id) || this.timers.pending(timer);
+    return this.out.inHand(timer.id) || this.beingAccepted(timer.id) || this.timers.pending(timer);
   }
 }
 

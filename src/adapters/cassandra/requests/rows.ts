@@ -75,8 +75,15 @@ export class RequestRows {
 
   /** The request as everyone but its deliverer sees it, or null. */
   async requestAsRead(id: string, during: string): Promise<StoredRequest | null> {
+    return (await this.requestViews(id, during))?.asRead ?? null;
+  }
+
+  /** Both views of the request, from one read: its deliverer's (`own`) and everyone else's (`asRead`); or null. */
+  async requestViews(id: string, during: string): Promise<{ own: StoredRequest; asRead: StoredRequest } | null> {
     const row = (await this.session.read(this.selectRequest, [id], during)).first();
-    return row === null || row['project_id'] === null ? null : cancelAsRead(requestFromRow(row), millis(row['cancel_asked_at']));
+    if (row === null || row['project_id'] === null) return null;
+    const own = requestFromRow(row);
+    return { own, asRead: cancelAsRead(own, millis(row['cancel_asked_at'])) };
   }
 
   /** Only the status as read, without the body: for checks over many requests. */

@@ -1,24 +1,23 @@
 import { systemClock, type Clock } from '../../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
-import { ACTIVE_STATUSES, followedBy, type Transition } from '../../../domain/request-lifecycle/index.js';
+import { ACTIVE_STATUSES, cancelMadeFinal, handedBack, type Settlement } from '../../../domain/request-lifecycle/index.js';
 import { allShards, shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import { VersionConflict, type RecordedState, type RequestListQuery, type RequestPatch, type RequestStore, type ShardScope } from '../../../ports/requests.js';
+import type { Claim, RecordedState, RequestListQuery, RequestStore, ShardScope } from '../../../ports/requests.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../../ports/work-shards.js';
 import { statusList } from '../../request-patch-columns.js';
 import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import { applied, type CassandraSession, type Statement } from '../session.js';
 import { InFlight, mapBounded } from '../shared/concurrency.js';
-import { PerKeyQueue } from '../shared/per-key-queue.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import { WrittenEntries } from '../shared/written-entries.js';
 import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
-import { RequestChanges, type ChangeExtras } from './changes.js';
+import { ClaimsOut } from './claim.js';
+import { ClaimChanges } from './claim-changes.js';
+import { RequestChanges } from './changes.js';
 import { RequestClaims } from './claims.js';
 import { RequestExpiry } from './expiry.js';
-import { HeldClaims, type HeldClaim } from './held-claims.js';
-import { KnownRequests } from './known-requests.js';
 import { RequestList } from './list.js';
 import { REQUEST_BATCHES, RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
 import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
@@ -28,8 +27,8 @@ export interface CassandraRequestStoreOptions {
   /** Shards of timer work; fixed for the life of a deployment. */
   readonly shardCount: number;
   /**
-   * How long a claim may stay in this process before it is stored (see `HeldClaims`); 0 stores every claim at
-   * once. Default `CLAIM_STORED_AFTER_MS`.
+   * How long a claim may stay held in this process before it is stored (see `ClaimChanges`); 0 stores every claim
+   * at once. Default `CLAIM_STORED_AFTER_MS`.
    */
   readonly claimStoredAfterMs?: number;
   /** Where reads of timer buckets may start (see `TimerFloors`). Default `TIMER_FLOORS`. */
@@ -93,18 +92,14 @@ export class CassandraRequestStore implements RequestStore {
   private readonly shards: readonly number[];
   /** `project/day` entries of `project_days` already written; they are never deleted. */
   private readonly listedDays = new WrittenEntries();
-  private readonly known = new KnownRequests();
   /**
    * The owner's working set, and what goes in and out of it; told by the shards' notices of work accepted and
    * cancels asked for elsewhere.
    */
   readonly workingSet: WorkingSet;
-  private readonly held: HeldClaims;
-  /**
-   * The changes of each request, one after another. With no condition in storage, this is what keeps two changes
-   * from one version apart: the second finds the version the first wrote, and fails.
-   */
-  private readonly changing = new PerKeyQueue();
+  /** The claims handed out whose change is not made yet (see `ClaimsOut`). */
+  private readonly out: ClaimsOut;
+  private readonly claimChanges: ClaimChanges;
   private readonly cancelQuery: string;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
@@ -119,7 +114,8 @@ export class CassandraRequestStore implements RequestStore {
   ) {
     const clock = options.clock ?? systemClock;
     const epochs = options.epochs ?? NO_SHARDS;
-    this.workingSet = new WorkingSet(options.shardCount, clock, epochs, this.known);
+    this.out = new ClaimsOut(clock, (claim) => void this.claimChanges.storeHeld(claim));
+    this.workingSet = new WorkingSet(options.shardCount, clock, epochs, (id) => this.out.cancelAsked(id));
     this.rows = new RequestRows(session);
     this.timers = new TimerEngine(session, REQUEST_TIMERS, {
       clock,
@@ -132,12 +128,11 @@ export class CassandraRequestStore implements RequestStore {
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
       IF project_id = ? AND cancel_asked_at = null AND status IN ${statusList(ACTIVE_STATUSES)}`;
-    this.held = new HeldClaims(
-      options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS,
-      (claim) => this.inFlight.run(() => this.storeHeld(claim)),
-      clock,
+    const storeAfterMs = options.claimStoredAfterMs ?? CLAIM_STORED_AFTER_MS;
+    this.claimChanges = new ClaimChanges(this.rows, this.changes, this.out, () => this.timers.stamp(), this.inFlight, clock, storeAfterMs, options.shardCount);
+    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.out, this.claimChanges, clock, this.workingSet.dueSoon, (id) =>
+      this.workingSet.beingAccepted(id),
     );
-    this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.held, clock, this.workingSet.dueSoon, (id) => this.workingSet.beingAccepted(id) || this.changing.has(id));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -216,25 +211,33 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(() => this.lists.hasTerminalBefore(projectId, cutoff));
   }
 
-  update(projectId: string, id: string, expectedVersion: number, patch: RequestPatch): Promise<StoredRequest> {
-    return this.inFlight.run(() => this.changing.run(id, () => this.change(projectId, id, expectedVersion, { set: patch }, 'updating a request')));
-  }
-
-  recordAttempt(projectId: string, id: string, expectedVersion: number, attempt: AttemptRecord, patch: RequestPatch): Promise<RecordedState> {
-    if (attempt.requestId !== id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${id}.`));
+  recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState> {
+    const { attempt, change } = settled;
+    if (attempt.requestId !== claim.request.id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${claim.request.id}.`));
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.changing.run(id, () => this.change(projectId, id, expectedVersion, { set: patch }, 'recording an attempt', { attempt }));
+      const { status, dueAt, version } = await this.claimChanges.change(claim, change, 'recording an attempt', attempt);
       return { status, dueAt, version };
     });
   }
 
-  claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<StoredRequest[]> {
+  handBack(claim: Claim, now: number, dueAt: number): Promise<void> {
     return this.inFlight.run(async () => {
-      const claimed = await this.claims.claimDue(now, limit, leaseUntil, shards);
-      // A held claim is not stored: its version must not be taken for the stored one.
-      for (const c of claimed) if (!this.held.holds(c.request.id)) this.known.remember(c.request, c.basis);
-      return claimed.map((c) => c.request);
+      await this.claimChanges.change(claim, handedBack(now, dueAt), 'handing a request back');
     });
+  }
+
+  cancelClaimed(claim: Claim, now: number): Promise<void> {
+    return this.inFlight.run(async () => {
+      await this.claimChanges.change(claim, cancelMadeFinal(claim.request, now), 'cancelling a claimed request');
+    });
+  }
+
+  reread(claim: Claim): Promise<Claim | null> {
+    return this.inFlight.run(() => this.claimChanges.reread(claim));
+  }
+
+  claimDue(now: number, limit: number, leaseUntil: number, shards: ShardScope = this.shards): Promise<Claim[]> {
+    return this.inFlight.run(() => this.claims.claimDue(now, limit, leaseUntil, shards));
   }
 
   nextDueAt(shards: ShardScope = this.shards): Promise<number | null> {
@@ -267,63 +270,9 @@ export class CassandraRequestStore implements RequestStore {
 
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */
   close(): Promise<void> {
-    this.held.close();
+    this.out.close();
     this.timers.close();
     return this.inFlight.close();
-  }
-
-  /**
-   * The version is checked before writing, and the change is computed from the request at that version: the one
-   * this process wrote last when it is remembered (its own claim, typically), otherwise a read. While this process
-   * holds the shard nobody else changes the request's state, so what it remembers is what is stored; a cancel asked
-   * for meanwhile is merged by readers, and found by the next claim.
-   *
-   * A claim this process holds unstored is written with the change: both apply to the request as stored, under
-   * its stored version, and the result skips the claim's version so that no two states share one.
-   */
-  private async change(
-    projectId: string,
-    id: string,
-    expectedVersion: number,
-    change: Transition,
-    during: string,
-    extras: ChangeExtras = {},
-  ): Promise<StoredRequest> {
-    const asOf = this.timers.stamp();
-    const conflict = () => new VersionConflict(`Request ${id} is not at version ${expectedVersion} in project ${projectId}.`);
-    const held = await this.held.take(id, expectedVersion);
-    if (held === 'lost') throw conflict();
-    if (held !== undefined) {
-      if (held.stored.projectId !== projectId) {
-        this.held.untake(id);
-        throw conflict();
-      }
-      const next = await this.changes.apply(held.stored, followedBy(held.change, change), asOf, held.basis, during, { ...extras, version: expectedVersion + 1 }).catch((err: unknown) => {
-        this.held.restore(held);
-        throw err;
-      });
-      if (next === null) throw conflict();
-      return next;
-    }
-    const { request: current, basis } = this.known.take(id, expectedVersion) ?? (await this.read(id, during));
-    if (current === null || basis === null || current.projectId !== projectId || current.version !== expectedVersion) throw conflict();
-    const next = await this.changes.apply(current, change, asOf, basis, during, extras);
-    if (next === null) throw conflict();
-    return next;
-  }
-
-  /** Stores a claim held too long, exactly as `claimDue` stores one at once. */
-  private async storeHeld(claim: HeldClaim): Promise<boolean> {
-    const stored = await this.changes.apply(claim.stored, claim.change, this.timers.stamp(), claim.basis, 'storing a claim');
-    if (stored === null) return false;
-    this.known.remember(stored, claim.basis);
-    return true;
-  }
-
-  /** The request as its owner sees it, read now, with the shard epoch it was read under (null: none held). */
-  private async read(id: string, during: string): Promise<{ request: StoredRequest | null; basis: number | null }> {
-    const basis = this.changes.basis(shardOf(id, this.options.shardCount));
-    return { request: basis === null ? null : await this.rows.request(id, during), basis };
   }
 
   /**

@@ -30,7 +30,11 @@ export const REQUEST_TIMERS: TimerKind<RequestTimer> = {
 };
 
 /** Whether the timer of `after` differs from that of `before`, and so must be written and the old one dropped. */
-export function timerChange(shardCount: number, before: StoredRequest, after: StoredRequest): { add: RequestTimer | null; drop: RequestTimer | null } {
+export function timerChange(
+  shardCount: number,
+  before: Pick<StoredRequest, 'id' | 'status' | 'dueAt'>,
+  after: Pick<StoredRequest, 'id' | 'status' | 'dueAt'>,
+): { add: RequestTimer | null; drop: RequestTimer | null } {
   const old = timerOf(shardCount, before);
   const next = timerOf(shardCount, after);
   const sameRow = old !== null && next !== null && old.dueAt === next.dueAt;

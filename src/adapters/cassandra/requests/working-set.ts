@@ -5,7 +5,6 @@ import { shardOf } from '../../../domain/shards.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
 import type { OwnerWorkingSet } from '../../../ports/work-shards.js';
 import { DueSoon } from './due-soon.js';
-import type { KnownRequests } from './known-requests.js';
 import { RecentKeys } from '../shared/recent-keys.js';
 
 /**
@@ -37,8 +36,8 @@ export class WorkingSet implements OwnerWorkingSet {
     private readonly clock: Clock,
     /** The shards this process holds, and since when. */
     private readonly epochs: ShardEpochs,
-    /** What this process remembers of requests right after its own changes; stale once they change again. */
-    private readonly known: KnownRequests,
+    /** Tells the claim of a request out here, if any, that a cancel of it was asked (see `ClaimsOut`). */
+    private readonly cancelReachesClaim: (id: string) => void,
   ) {
     this.dueSoon = new DueSoon(shardCount);
     this.cancelNoticed = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CANCELS);
@@ -90,18 +89,20 @@ export class WorkingSet implements OwnerWorkingSet {
    * left waiting (a retry, a hand-back) and due soon is taken in as written, unless a cancel of it was noticed.
    */
   changedHere(next: StoredRequest, basis: number): void {
-    this.known.forget(next.id);
     this.dueSoon.forget(next.id);
     if (isWaiting(next.status) && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
       this.dueSoon.remember(next, basis);
     }
   }
 
-  /** Cancels stored here or noticed from elsewhere: what this process remembers of those requests is stale. */
+  /**
+   * Cancels stored here or noticed from elsewhere: what this process remembers of those requests is stale, and a
+   * claim of one out here writes its change on the request as now stored.
+   */
   cancelsAsked(requestIds: readonly string[]): void {
     for (const id of requestIds) {
       this.dueSoon.forget(id);
-      this.known.forget(id);
+      this.cancelReachesClaim(id);
       const writing = this.accepting.get(id);
       if (writing !== undefined) writing.cancelAsked = true;
       // Its work notice may still be on its way, from another process than this cancel's.
