@@ -1,22 +1,25 @@
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
-import { describeBackendContracts } from './suite/all.js';
+import { describe } from 'vitest';
+import { describeBackendContracts, describeClaimContracts } from './suite/all.js';
 import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
 const keyspaces = new ReusedKeyspaces('ferry_ct');
 
-const connection = (keyspace: string) => ({
+// Every contract runs with each claim stored as it is made; those of claims and of the changes made through them run
+// again with claims held in the claiming process, as a deployment runs them by default (`CLAIM_STORED_AFTER_MS`).
+// What only held claims do is tested in cassandra-held-claims.
+const connection = (keyspace: string, claimStoredAfterMs?: number) => ({
   ...infra.cassandra.connection(keyspace),
   shardCount: 8,
-  // The port's claims are stored at once; claims held in the process are tested in cassandra-held-claims.
-  claimStoredAfterMs: 0,
+  claimStoredAfterMs,
   epochs: holdingEveryShard(),
 });
 
-const makeBackend = async (): Promise<CassandraBackend> => {
+const backendOn = (claimStoredAfterMs?: number) => async (): Promise<CassandraBackend> => {
   const reused = keyspaces.reuse();
-  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh()), migrate: reused === undefined });
+  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh(), claimStoredAfterMs), migrate: reused === undefined });
   return {
     ...backend,
     close: async () => {
@@ -25,12 +28,13 @@ const makeBackend = async (): Promise<CassandraBackend> => {
     },
   };
 };
+const makeBackend = backendOn(0);
 const makeStorage = async () => {
   const keyspace = keyspaces.fresh();
   let first = true;
   return {
     open: async () => {
-      const backend = await openCassandraBackend({ ...connection(keyspace), migrate: first });
+      const backend = await openCassandraBackend({ ...connection(keyspace, 0), migrate: first });
       first = false;
       return backend;
     },
@@ -38,3 +42,4 @@ const makeStorage = async () => {
 };
 
 describeBackendContracts(makeBackend, makeStorage);
+describe('with claims held in the claiming process', () => describeClaimContracts(backendOn(undefined)));
