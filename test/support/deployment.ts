@@ -82,8 +82,21 @@ const prepared = new Map<string, KeyspaceLease | null>();
  * lent by the pool (migrated and empty) when one is free, else one of its own migrated by the CLI, and the work
  * topic. The embedded file creates itself.
  */
-export async function prepareStorage(dataDir: string, backend: TestBackend = TEST_BACKEND): Promise<void> {
-  if (backend === 'embedded') return;
+export function prepareStorage(dataDir: string, backend: TestBackend = TEST_BACKEND): Promise<void> {
+  if (backend === 'embedded') return Promise.resolve();
+  // Processes started side by side on one deployment must all get the keyspace the first call borrows.
+  let preparing = preparations.get(dataDir);
+  if (!preparing) {
+    preparing = prepareOnce(dataDir, backend);
+    preparations.set(dataDir, preparing);
+    preparing.catch(() => preparations.delete(dataDir));
+  }
+  return preparing;
+}
+
+const preparations = new Map<string, Promise<void>>();
+
+async function prepareOnce(dataDir: string, backend: TestBackend): Promise<void> {
   const marker = join(dataDir, '.migrated');
   if (existsSync(marker)) return;
   const lease = await borrowKeyspace();
@@ -106,7 +119,10 @@ export async function prepareStorage(dataDir: string, backend: TestBackend = TES
 export async function dropDeployments(only?: readonly string[]): Promise<void> {
   const dirs = [...prepared.keys()].filter((d) => !only || only.includes(d));
   const leases = dirs.map((d) => prepared.get(d));
-  for (const d of dirs) prepared.delete(d);
+  for (const d of dirs) {
+    prepared.delete(d);
+    preparations.delete(d);
+  }
   if (dirs.length === 0) return;
   // A pooled keyspace goes back to the pool (emptied when lent next); one of the deployment's own is dropped.
   for (const lease of leases) lease?.release();
