@@ -103,7 +103,8 @@ async function prepareOnce(dataDir: string, backend: TestBackend): Promise<void>
   prepared.set(dataDir, lease);
   if (lease) {
     writeFileSync(join(dataDir, POOLED), lease.keyspace);
-    const kafka = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING });
+    // Patient: on a busy machine the broker may take longer than the default retries to elect the new topic's leaders.
+    const kafka = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING, retry: { retries: 12, maxRetryTime: 5_000 } });
     await ensureWorkTopic(kafka, backendEnv(dataDir, backend).FERRY_KAFKA_TOPIC!, TEST_SHARDS, 1);
   } else {
     await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir, backend)) });
