@@ -1,15 +1,15 @@
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
-import { describe } from 'vitest';
-import { describeBackendContracts, describeClaimContracts } from './suite/all.js';
+import { describeBackendContracts } from './suite/all.js';
 import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
 const keyspaces = new ReusedKeyspaces('ferry_ct');
 
 // Every contract runs with each claim stored as it is made; those of claims and of the changes made through them run
-// again with claims held in the claiming process, as a deployment runs them by default (`CLAIM_STORED_AFTER_MS`).
-// What only held claims do is tested in cassandra-held-claims.
+// again with claims held in the claiming process, as a deployment runs them by default (`CLAIM_STORED_AFTER_MS`), in
+// cassandra-claims-held (a file of its own, so the two run side by side). What only held claims do is tested in
+// cassandra-held-claims.
 const connection = (keyspace: string, claimStoredAfterMs?: number) => ({
   ...infra.cassandra.connection(keyspace),
   shardCount: 8,
@@ -17,9 +17,9 @@ const connection = (keyspace: string, claimStoredAfterMs?: number) => ({
   epochs: holdingEveryShard(),
 });
 
-const backendOn = (claimStoredAfterMs?: number) => async (): Promise<CassandraBackend> => {
+const makeBackend = async (): Promise<CassandraBackend> => {
   const reused = keyspaces.reuse();
-  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh(), claimStoredAfterMs), migrate: reused === undefined });
+  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh(), 0), migrate: reused === undefined });
   return {
     ...backend,
     close: async () => {
@@ -28,7 +28,6 @@ const backendOn = (claimStoredAfterMs?: number) => async (): Promise<CassandraBa
     },
   };
 };
-const makeBackend = backendOn(0);
 const makeStorage = async () => {
   const keyspace = keyspaces.fresh();
   let first = true;
@@ -42,4 +41,3 @@ const makeStorage = async () => {
 };
 
 describeBackendContracts(makeBackend, makeStorage);
-describe('with claims held in the claiming process', () => describeClaimContracts(backendOn(undefined)));

@@ -1,0 +1,30 @@
+import { describe } from 'vitest';
+import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { infra } from '../support/infra.js';
+import { describeClaimContracts } from './suite/all.js';
+import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
+
+// The contracts of claims and of the changes made through them, with claims held in the claiming process as a
+// deployment runs them by default (`CLAIM_STORED_AFTER_MS`); cassandra.test.ts runs every contract with each claim
+// stored as it is made. Every test gets empty storage of its own.
+const keyspaces = new ReusedKeyspaces('ferry_ch');
+
+const makeBackend = async (): Promise<CassandraBackend> => {
+  const reused = keyspaces.reuse();
+  const keyspace = reused ?? keyspaces.fresh();
+  const backend = await openCassandraBackend({
+    ...infra.cassandra.connection(keyspace),
+    shardCount: 8,
+    epochs: holdingEveryShard(),
+    migrate: reused === undefined,
+  });
+  return {
+    ...backend,
+    close: async () => {
+      await keyspaces.release(backend);
+      await backend.close();
+    },
+  };
+};
+
+describe('with claims held in the claiming process', () => describeClaimContracts(makeBackend));
