@@ -1,5 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { ACTIVE_STATUSES } from '../../domain/request-lifecycle/index.js';
+import { statusList } from '../request-patch-columns.js';
 import type { BacklogSnapshot } from './backlog-gauges.js';
 
 /** Waiting requests read per statement: a few milliseconds of the event loop each. */
@@ -8,9 +10,9 @@ const CHUNK = 5_000;
 /*
  * The condition must read exactly as the partial index `requests_due` is declared (embedded migrations), or SQLite
  * will not use it; the index holds only requests that are still active, so a reading costs what the backlog
- * holds, never what the history holds.
+ * holds, never what the history holds. The domain's list of active statuses is in the index's order.
  */
-const ACTIVE = "status IN ('queued', 'scheduled', 'delivering')";
+const ACTIVE = `status IN ${statusList(ACTIVE_STATUSES)}`;
 
 /** One chunk of active requests in `requests_due` order after a position, summed up, with the chunk's last position. */
 const CHUNK_SQL = `
