@@ -1,4 +1,4 @@
-import type { ApiCallObserver, CallProtocol } from '../../ports/telemetry.js';
+import type { ApiCall, ApiCallObserver, CallProtocol } from '../../ports/telemetry.js';
 import { notesIfAny, type CallNotes } from './notes.js';
 import type { Answer, SharedStage } from './unary-call.js';
 
@@ -32,19 +32,7 @@ export const UNMATCHED = 'unmatched';
 
 /** Reports a call answered before the chain: no service ran, so nothing was noted and nothing thrown. */
 export function reportRefused(observer: ApiCallObserver | undefined, call: RefusedCall, answer: Answer): void {
-  observer?.observeCall({
-    protocol: call.protocol,
-    route: call.route,
-    rpc: call.rpc,
-    status: answer.status,
-    code: answer.code,
-    field: answer.field,
-    durationMs: call.durationMs,
-    requestId: call.requestId,
-    projectId: undefined,
-    accepted: undefined,
-    error: undefined,
-  });
+  observer?.observeCall(callReport(call, { ...answer, thrown: undefined }, call.durationMs, undefined));
 }
 
 function report(
@@ -53,17 +41,22 @@ function report(
   answer: Answer,
   notes: CallNotes | undefined,
 ): void {
-  observer.observeCall({
+  observer.observeCall(callReport(call, answer, performance.now() - call.startedAt, notes));
+}
+
+/** What the observer is told of a call, answered through the chain (with its notes) or before it (without). */
+function callReport(call: Omit<RefusedCall, 'durationMs'>, answer: Answer, durationMs: number, notes: CallNotes | undefined): ApiCall {
+  return {
     protocol: call.protocol,
     route: call.route,
     rpc: call.rpc,
     status: answer.status,
     code: answer.code,
     field: answer.field,
-    durationMs: performance.now() - call.startedAt,
+    durationMs,
     requestId: call.requestId,
     projectId: notes?.projectId,
     accepted: answer.code === undefined ? notes?.accepted : undefined,
     error: answer.thrown,
-  });
+  };
 }
