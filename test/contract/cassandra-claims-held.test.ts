@@ -2,27 +2,21 @@ import { describe } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
 import { describeClaimContracts } from './suite/all.js';
-import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
+import { TestKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // The contracts of claims and of the changes made through them, with claims held in the claiming process as a
 // deployment runs them by default (`CLAIM_STORED_AFTER_MS`); cassandra.test.ts runs every contract with each claim
 // stored as it is made. Every test gets empty storage of its own.
-const keyspaces = new ReusedKeyspaces('ferry_ch');
+const keyspaces = new TestKeyspaces('ferry_ch');
 
 const makeBackend = async (): Promise<CassandraBackend> => {
-  const reused = keyspaces.reuse();
-  const keyspace = reused ?? keyspaces.fresh();
-  const backend = await openCassandraBackend({
-    ...infra.cassandra.connection(keyspace),
-    shardCount: 8,
-    epochs: holdingEveryShard(),
-    migrate: reused === undefined,
-  });
+  const lent = await keyspaces.take();
+  const backend = await openCassandraBackend({ ...infra.cassandra.connection(lent.keyspace), shardCount: 8, epochs: holdingEveryShard() });
   return {
     ...backend,
     close: async () => {
-      await keyspaces.release(backend);
       await backend.close();
+      await keyspaces.giveBack(lent);
     },
   };
 };

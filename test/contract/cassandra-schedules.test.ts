@@ -8,7 +8,7 @@ import { shardOf } from '../../src/domain/shards.js';
 import { clockAt } from '../support/fake-clock.js';
 import { infra } from '../support/infra.js';
 import { PROJECT_A, aSchedule, nextScheduleId, useBackend } from './suite/harness.js';
-import { ReusedKeyspaces } from './suite/scratch-cassandra.js';
+import { TestKeyspaces } from './suite/scratch-cassandra.js';
 
 const SHARDS = 8;
 const MINUTE = 60_000;
@@ -16,8 +16,8 @@ const BUCKET_MS = SCHEDULE_TIMERS.buckets.ms;
 const bucketOf = (t: number) => SCHEDULE_TIMERS.buckets.of(t);
 
 // What the schedule port does not show on Cassandra (the port's own suite runs in cassandra.test.ts): the
-// backend's other stores as they are, its `schedules` built here on the backend's session with the test's clock. Keyspaces are reused between tests (emptied on close), as in cassandra.test.ts.
-const keyspaces = new ReusedKeyspaces('ferry_cs');
+// backend's other stores as they are, its `schedules` built here on the backend's session with the test's clock. Keyspaces are lent from the test pool, as in cassandra.test.ts.
+const keyspaces = new TestKeyspaces('ferry_cs');
 
 const connection = (keyspace: string) => ({ ...infra.cassandra.connection(keyspace), shardCount: SHARDS });
 
@@ -26,16 +26,16 @@ interface ScheduleBackend extends CassandraBackend {
 }
 
 async function openBackend(clock: Clock = systemClock): Promise<ScheduleBackend> {
-  const reused = keyspaces.reuse();
-  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh()), migrate: reused === undefined });
+  const lent = await keyspaces.take();
+  const backend = await openCassandraBackend(connection(lent.keyspace));
   const schedules = new CassandraScheduleStore(backend.session, { shardCount: SHARDS, clock });
   return {
     ...backend,
     schedules,
     close: async () => {
       await schedules.close();
-      await keyspaces.release(backend);
       await backend.close();
+      await keyspaces.giveBack(lent);
     },
   };
 }

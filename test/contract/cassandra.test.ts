@@ -1,10 +1,10 @@
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
 import { describeBackendContracts } from './suite/all.js';
-import { ReusedKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
+import { TestKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
-const keyspaces = new ReusedKeyspaces('ferry_ct');
+const keyspaces = new TestKeyspaces('ferry_ct');
 
 // Every contract runs with each claim stored as it is made; those of claims and of the changes made through them run
 // again with claims held in the claiming process, as a deployment runs them by default (`CLAIM_STORED_AFTER_MS`), in
@@ -18,26 +18,20 @@ const connection = (keyspace: string, claimStoredAfterMs?: number) => ({
 });
 
 const makeBackend = async (): Promise<CassandraBackend> => {
-  const reused = keyspaces.reuse();
-  const backend = await openCassandraBackend({ ...connection(reused ?? keyspaces.fresh(), 0), migrate: reused === undefined });
+  const lent = await keyspaces.take();
+  const backend = await openCassandraBackend(connection(lent.keyspace, 0));
   return {
     ...backend,
     close: async () => {
-      await keyspaces.release(backend);
       await backend.close();
+      await keyspaces.giveBack(lent);
     },
   };
 };
 const makeStorage = async () => {
-  const keyspace = keyspaces.fresh();
-  let first = true;
-  return {
-    open: async () => {
-      const backend = await openCassandraBackend({ ...connection(keyspace, 0), migrate: first });
-      first = false;
-      return backend;
-    },
-  };
+  // Lent until the file is done: the storage outlives each backend opened on it.
+  const { keyspace } = await keyspaces.take();
+  return { open: () => openCassandraBackend(connection(keyspace, 0)) };
 };
 
 describeBackendContracts(makeBackend, makeStorage);

@@ -5,12 +5,11 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { openCassandraBackend } from '../../src/adapters/cassandra/backend.js';
-import { CassandraSession } from '../../src/adapters/cassandra/session.js';
 import { openEmbeddedBackend } from '../../src/adapters/embedded/backend.js';
 import { ensureWorkTopic } from '../../src/adapters/kafka/topic.js';
 import type { Backend } from '../../src/ports/backend.js';
 import { infra } from './infra.js';
-import { borrowKeyspace, type KeyspaceLease } from './keyspace-pool.js';
+import { borrowKeyspace, dropKeyspaces, type KeyspaceLease } from './keyspace-pool.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = join(resolve(import.meta.dirname, '../..'), 'dist/cli/main.js');
@@ -127,22 +126,7 @@ export async function dropDeployments(only?: readonly string[]): Promise<void> {
   if (dirs.length === 0) return;
   // A pooled keyspace goes back to the pool (emptied when lent next); one of the deployment's own is dropped.
   for (const lease of leases) lease?.release();
-  const own = dirs.filter((_, i) => !leases[i]);
-  if (own.length > 0) {
-    const session = await CassandraSession.connect({
-      contactPoints: [infra.cassandra.contactPoint],
-      localDataCenter: infra.cassandra.localDataCenter,
-      keyspace: 'system',
-      replication: '',
-    });
-    try {
-      for (const dir of own) {
-        await session.execute(`DROP KEYSPACE IF EXISTS ${backendEnv(dir, 'cassandra').FERRY_CASSANDRA_KEYSPACE!}`, [], 'dropping a test keyspace');
-      }
-    } finally {
-      await session.close();
-    }
-  }
+  await dropKeyspaces(dirs.filter((_, i) => !leases[i]).map((dir) => backendEnv(dir, 'cassandra').FERRY_CASSANDRA_KEYSPACE!));
   const admin = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {

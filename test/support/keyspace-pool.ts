@@ -88,6 +88,53 @@ function alive(pid: number): boolean {
   }
 }
 
+/** A keyspace lent for one use that may be the test's own: `release` gives it back, or drops it. */
+export interface TestKeyspace {
+  readonly keyspace: string;
+  release(): Promise<void>;
+}
+
+/**
+ * An empty keyspace with the current schema: from the pool when one is free, else a new one named `ownName`,
+ * dropped when given back.
+ */
+export async function lendKeyspace(ownName: string): Promise<TestKeyspace> {
+  const lease = await borrowKeyspace();
+  if (lease) return { keyspace: lease.keyspace, release: async () => lease.release() };
+  const connection = infra.cassandra.connection(ownName);
+  const session = await CassandraSession.connect(connection);
+  try {
+    await migrate(session, connection.replication, systemClock);
+  } finally {
+    await session.close();
+  }
+  return { keyspace: ownName, release: () => dropKeyspaces([ownName]) };
+}
+
+/**
+ * Drops test keyspaces. A schema change on a busy node may outlast the driver's read timeout while the node goes on
+ * with it; dropping again (`IF EXISTS`) waits for it rather than failing the tests that are done with the keyspace.
+ */
+export async function dropKeyspaces(names: readonly string[]): Promise<void> {
+  if (names.length === 0) return;
+  const session = await CassandraSession.connect(infra.cassandra.connection('system'));
+  try {
+    for (const name of names) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await session.execute(`DROP KEYSPACE IF EXISTS ${name}`, [], 'dropping a test keyspace');
+          break;
+        } catch (err) {
+          if (attempt === 4) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 2_000 * attempt));
+        }
+      }
+    }
+  } finally {
+    await session.close();
+  }
+}
+
 /** Brings the keyspace to the current schema (creating it the first time) and empties every table but the record of migrations. */
 async function readyForUse(keyspace: string): Promise<void> {
   const connection = infra.cassandra.connection(keyspace);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../../src/adapters/cassandra/backend.js';
-import { CassandraSession } from '../../../src/adapters/cassandra/session.js';
 import type { ShardEpochs } from '../../../src/ports/shard-epochs.js';
 import { infra } from '../../support/infra.js';
+import { lendKeyspace, type TestKeyspace } from '../../support/keyspace-pool.js';
 
 /**
  * Holds every shard under one epoch, taken now: a test's store is the only owner of its keyspace's shards, as a
@@ -13,19 +13,19 @@ export function holdingEveryShard(epoch = 1, since = Date.now()): ShardEpochs {
 }
 
 /**
- * A migrated Cassandra backend in a keyspace of its own for the tests of one file, dropped after them. The getter
- * answers once `beforeAll` has run.
+ * A migrated Cassandra backend on an empty keyspace for the tests of one file, lent from the keyspace pool and given
+ * back after them. The getter answers once `beforeAll` has run.
  */
 export function scratchCassandraBackend(name: string, shardCount: number, claimStoredAfterMs?: number): () => CassandraBackend {
+  let lent: TestKeyspace | undefined;
   let backend: CassandraBackend | undefined;
   beforeAll(async () => {
-    const keyspace = `ferry_${name}_${process.pid}_${Date.now().toString(36)}`;
-    backend = await openCassandraBackend({ ...infra.cassandra.connection(keyspace), shardCount, claimStoredAfterMs, migrate: true, epochs: holdingEveryShard() });
+    lent = await lendKeyspace(`ferry_${name}_${process.pid}_${Date.now().toString(36)}`);
+    backend = await openCassandraBackend({ ...infra.cassandra.connection(lent.keyspace), shardCount, claimStoredAfterMs, epochs: holdingEveryShard() });
   });
   afterAll(async () => {
-    if (backend === undefined) return;
-    await backend.session.execute(`DROP KEYSPACE IF EXISTS ${backend.session.keyspace}`, [], 'dropping a test keyspace');
-    await backend.close();
+    await backend?.close();
+    await lent?.release();
   }, 60_000);
   return () => {
     if (backend === undefined) throw new Error('The scratch backend is opened in beforeAll.');
@@ -34,46 +34,29 @@ export function scratchCassandraBackend(name: string, shardCount: number, claimS
 }
 
 /**
- * Keyspaces named for this test file and reused between its tests: emptied when a test is done with one, dropped
- * after the file. Creating one per test would leave hundreds of tables, and each costs the node heap.
+ * Empty keyspaces for the tests of one file, one per backend: lent from the keyspace pool (emptied when lent, so
+ * a test gets no rows of another) and given back when the test is done with it, or after the file.
  */
-export class ReusedKeyspaces {
+export class TestKeyspaces {
   private readonly run = `${process.pid}_${Date.now().toString(36)}`;
-  private readonly created: string[] = [];
-  private readonly idle: string[] = [];
+  private readonly lent = new Set<TestKeyspace>();
   private count = 0;
 
   constructor(private readonly prefix: string) {
     afterAll(async () => {
-      const session = await CassandraSession.connect({ ...infra.cassandra.connection('system') });
-      try {
-        for (const ks of this.created) await session.execute(`DROP KEYSPACE IF EXISTS ${ks}`, [], 'dropping a test keyspace');
-      } finally {
-        await session.close();
-      }
+      for (const k of [...this.lent]) await this.giveBack(k);
     }, 120_000);
   }
 
-  /** A keyspace never used before (to be migrated). */
-  fresh(): string {
-    const name = `${this.prefix}_${this.run}_${++this.count}`;
-    this.created.push(name);
-    return name;
+  /** A migrated keyspace with no rows, until `giveBack`. */
+  async take(): Promise<TestKeyspace> {
+    const k = await lendKeyspace(`${this.prefix}_${this.run}_${++this.count}`);
+    this.lent.add(k);
+    return k;
   }
 
-  /** An emptied keyspace of an earlier test (already migrated), or undefined. */
-  reuse(): string | undefined {
-    return this.idle.pop();
-  }
-
-  /** Empties the backend's keyspace for the next test. */
-  async release(backend: CassandraBackend): Promise<void> {
-    const ks = backend.session.keyspace;
-    const tables = await backend.session.read('SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?', [ks], 'listing');
-    for (const row of tables.rows) {
-      const table = String(row['table_name']);
-      if (table !== 'schema_migrations') await backend.session.execute(`TRUNCATE ${ks}.${table}`, [], 'emptying a test table');
-    }
-    this.idle.push(ks);
+  async giveBack(k: TestKeyspace): Promise<void> {
+    if (!this.lent.delete(k)) return;
+    await k.release();
   }
 }
