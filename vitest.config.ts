@@ -29,16 +29,18 @@ const BACKEND_AGNOSTIC = [
 
 /**
  * Distributed files that stop, freeze or kill Cassandra, Kafka or whole clusters of Ferry processes: they run in a
- * project of their own (`api-cassandra-alone`), which the suite runs after the others, with nothing beside them.
- * On the embedded default they have nothing to run.
+ * project of their own (`api-cassandra-alone`), which the suite runs after the others, away from their load: the
+ * files that pause processes side by side, then failover alone (test/tools/test-all.sh). On the embedded default
+ * they have nothing to run.
  */
 const RUN_ALONE = ['test/api/failover.test.ts', 'test/api/stale-owner.test.ts', 'test/api/cancel-notice.test.ts'];
 
 export default defineConfig({
   test: {
-    // Most of a test's time is spent waiting on real processes (servers, Cassandra, Kafka, a browser), not on
-    // this machine's cores: three files at a time keep two cores busy without starving the servers.
-    maxWorkers: 3,
+    // Much of a test's time is spent waiting on real processes (servers, Cassandra, Kafka, a browser) or on the
+    // wall clock (schedules, leases): four files at a time keep two cores busy through those waits. Measured on
+    // this 2-core machine: the main run took 541 s with four, about 630 s with three (test/README.md).
+    maxWorkers: 4,
     projects: [
       // Unit tests share their workers' loaded modules (most of a unit file's cost was loading the same modules
       // again); the one file that replaces a built-in module with a fake keeps a module registry of its own.

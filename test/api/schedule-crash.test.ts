@@ -186,11 +186,14 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
       // One instant for all, seconds ahead: each process has looked at storage by then and wakes for it.
       const startsAt = secondsAhead(TEST_BACKEND === 'embedded' ? 5000 : 8000);
       const t1 = Date.parse(startsAt);
-      const created: string[] = [];
-      for (let i = 0; i < 12; i++) {
-        const s = await clients[i % 2]!.created({ name: `race ${i}`, timing: interval(600, startsAt), request: { url: `${dest.url}/race`, body: { i } } });
-        created.push(s.id);
-      }
+      // Created at once, through both processes: on a busy machine twelve in turn could outlast the lead.
+      const created = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => {
+          const s = await clients[i % 2]!.created({ name: `race ${i}`, timing: interval(600, startsAt), request: { url: `${dest.url}/race`, body: { i } } });
+          expect(at(s.next_run_at), `first run of race ${i}`).toBe(t1);
+          return s.id;
+        }),
+      );
       for (const id of created) {
         const d = await scheduleWhen(clients[0]!, id, (x) => x.last_run_at !== null, 90_000);
         expect(at(d.last_run_at)).toBe(t1);

@@ -371,6 +371,13 @@ wait_service() { # service
   local svc=$1 pid t0 out rc
   t0=$(now)
   pid=$(find_pid "$svc")
+  # Just started on a busy machine, the launcher (setsid, nohup) may not have become the JVM yet: its command line
+  # lacks the marker for a moment.
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [[ -n $pid ]] && break
+    sleep 0.5
+    pid=$(find_pid "$svc")
+  done
   if [[ -z $pid ]]; then
     show_log_tail "$svc"
     die "$svc: not running"

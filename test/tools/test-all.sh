@@ -49,12 +49,16 @@ export SUITE_DURATIONS_FILE="$report_dir/durations.jsonl"
 durations=(--reporter=./test/tools/durations-reporter.ts)
 status=0
 # The failover, stale-owner and cancel-notice tests (project api-cassandra-alone) stop Cassandra and Kafka, or
-# pause and kill whole clusters of processes: they run afterwards, one at a time, with nothing beside them. Every other project
-# of vitest.config.ts is named in the first run.
+# pause and kill whole clusters of processes: they run afterwards, away from the load of the rest; the stale-owner
+# and cancel-notice files side by side, then failover with nothing beside it (it restarts Cassandra and Kafka).
+# Every other project of vitest.config.ts is named in the first run.
 npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/main.json" \
   --project unit --project unit-isolated --project contract --project api --project api-cassandra --project browser --project browser-cassandra \
   "$@" || status=$?
-npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/failover.json" --project api-cassandra-alone --maxWorkers 1 || status=$?
+npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/paused.json" --project api-cassandra-alone --maxWorkers 2 \
+  test/api/stale-owner.test.ts test/api/cancel-notice.test.ts || status=$?
+npx vitest run --reporter=default "${durations[@]}" --reporter=json --outputFile.json="$report_dir/failover.json" --project api-cassandra-alone --maxWorkers 1 \
+  test/api/failover.test.ts || status=$?
 npx tsx test/tools/durations-summary.ts "$SUITE_DURATIONS_FILE" || true
 printf '\nWhole run: %d s\n' "$SECONDS"
 node -e '
@@ -64,5 +68,5 @@ node -e '
     passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
   }
   console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
-' "$report_dir/main.json" "$report_dir/failover.json" || echo "0 passed, 1 failed"
+' "$report_dir/main.json" "$report_dir/paused.json" "$report_dir/failover.json" || echo "0 passed, 1 failed"
 exit "$status"
