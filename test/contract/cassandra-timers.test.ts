@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
+import { SCHEDULE_TIMERS } from '../../src/adapters/cassandra/schedules/timers.js';
+import { TimerTable } from '../../src/adapters/cassandra/timers/table.js';
+import { TimerStamps } from '../../src/adapters/cassandra/timers/timer.js';
 import { clockAt } from '../support/fake-clock.js';
 import { PROJECT_A, aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
 import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
@@ -58,6 +61,34 @@ describe('Cassandra timers around claims and outcomes', () => {
       await expect.poll(left, { timeout: 10_000 }).toBe(0);
     } finally {
       await store.close();
+    }
+  });
+
+  it("lists the buckets of shards asked for at once with one read, each shard's own, oldest first, up to the limit", async () => {
+    const backend = open();
+    const table = new TimerTable(backend.session, SCHEDULE_TIMERS, new TimerStamps({ now: () => Date.now() }));
+    const { buckets } = SCHEDULE_TIMERS;
+    const base = buckets.of(Date.now());
+    // Shard 0 in three buckets, shard 2 in one, shards 1 and 3 in none.
+    const timers = [
+      { shard: 0, dueAt: buckets.start(base + 2), id: 'sch_a' },
+      { shard: 0, dueAt: buckets.start(base), id: 'sch_b' },
+      { shard: 0, dueAt: buckets.start(base + 5), id: 'sch_c' },
+      { shard: 2, dueAt: buckets.start(base + 1), id: 'sch_d' },
+    ];
+    await backend.session.writeTogether(table.statements(timers, Date.now()), 'writing test timers');
+
+    const reads = vi.spyOn(backend.session, 'read');
+    try {
+      const listed = await Promise.all([0, 1, 2, 3].map((shard) => table.entries(shard, base - 1, base + 10, 2, 'listing')));
+      expect(listed).toEqual([[base, base + 2], [], [base + 1], []]);
+      expect(reads).toHaveBeenCalledTimes(1);
+      // Other bounds are another read; a shard asked for alone, the single-partition one.
+      const [wider, alone] = await Promise.all([table.entries(0, base - 1, base + 10, 5, 'listing'), table.entries(2, base, base + 10, 5, 'listing')]);
+      expect([wider, alone]).toEqual([[base, base + 2, base + 5], [base + 1]]);
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      reads.mockRestore();
     }
   });
 });
