@@ -73,6 +73,9 @@ export interface OwnerWorkingSet {
 export interface ShardFence {
   /** Takes `shard` for `owner`; returns the new epoch. */
   acquire(shard: number, owner: string): Promise<number>;
-  /** True while `epoch` is still the shard's latest. */
-  holds(shard: number, epoch: number): Promise<boolean>;
+  /**
+   * The shards of `held` (shard → the epoch this process holds) whose latest epoch is another, read together. A
+   * check made again and again: a takeover still being decided shows at a later check.
+   */
+  superseded(held: ReadonlyMap<number, number>): Promise<Set<number>>;
 }

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { CassandraShardFence } from '../../src/adapters/cassandra/ownership/shard-fence.js';
 import { CassandraRequestStore } from '../../src/adapters/cassandra/requests/store.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { VersionConflict } from '../../src/ports/requests.js';
 import type { ShardEpochs } from '../../src/ports/shard-epochs.js';
 import { PROJECT_A, aRequest, anAttempt, settled, succeededAt } from './suite/harness.js';
@@ -95,5 +97,22 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     await owner.recordAttempt(claimed!, settled(anAttempt(r.id, 1, { status: 'succeeded' }), succeededAt(now + 1)));
     await owner.insertMany([r]);
     expect(await owner.get(PROJECT_A, r.id)).toMatchObject({ status: 'succeeded', attemptCount: 1 });
+  });
+
+  it('raises a shard epoch for each new holder, and tells a holder which of its shards another took since', async () => {
+    const fence = new CassandraShardFence(open().session, systemClock);
+    // Shards far above this file's others: the fence's table is shared by the keyspace.
+    const [a, b, never] = [1000, 1001, 1002];
+    const first = await fence.acquire(a, 'one');
+    const other = await fence.acquire(b, 'one');
+    expect(await fence.superseded(new Map([[a, first], [b, other]]))).toEqual(new Set());
+
+    const taken = await fence.acquire(a, 'two');
+    expect(taken).toBe(first + 1);
+    expect(await fence.superseded(new Map([[a, first], [b, other]]))).toEqual(new Set([a]));
+    expect(await fence.superseded(new Map([[a, taken]]))).toEqual(new Set());
+    // A shard nobody took is held by nobody.
+    expect(await fence.superseded(new Map([[never, 1]]))).toEqual(new Set([never]));
+    expect(await fence.superseded(new Map())).toEqual(new Set());
   });
 });

@@ -165,9 +165,17 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
    */
   private async verify(): Promise<void> {
     const generation = this.generation;
-    for (const [shard, { epoch, since }] of this.epochs) {
+    const checked = this.epochs;
+    let superseded: ReadonlySet<number>;
+    try {
+      superseded = await this.o.fence.superseded(new Map([...checked].map(([shard, held]) => [shard, held.epoch])));
+    } catch {
+      // Storage unreachable: claims fail on their own until it is back.
+      return;
+    }
+    for (const [shard, { epoch, since }] of checked) {
       try {
-        if (!(await this.o.fence.holds(shard, epoch))) {
+        if (superseded.has(shard)) {
           if (this.epochs.get(shard)?.epoch === epoch) this.epochs = without(this.epochs, shard);
           if (generation !== this.generation || this.current.get(shard) !== epoch) continue;
           this.current = without(this.current, shard);

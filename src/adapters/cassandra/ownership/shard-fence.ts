@@ -4,7 +4,8 @@ import { CONSISTENCY, applied, millis, type CassandraSession } from '../session.
 
 /**
  * Shard epochs in `shard_owners`, raised with conditional writes: each new owner gets a higher epoch than every
- * owner before it, and a Paxos read (LOCAL_SERIAL) tells a holder whether it was superseded.
+ * owner before it (read with Paxos, LOCAL_SERIAL, before each raise), and holders read the epochs back to notice
+ * they were superseded.
  */
 export class CassandraShardFence implements ShardFence {
   constructor(
@@ -34,8 +35,17 @@ export class CassandraShardFence implements ShardFence {
     throw new Error(`Shard ${shard} kept changing owner while it was being taken.`);
   }
 
-  async holds(shard: number, epoch: number): Promise<boolean> {
-    return (await this.epoch(shard)) === epoch;
+  /**
+   * One read of every held shard at the read consistency, not a Paxos read per shard: a takeover's conditional
+   * write is read back once committed, and one still in progress shows at the next check. What keeps a superseded
+   * holder from writing is the epoch every write carries, not this check; an idle process makes it every few
+   * seconds, and a Paxos read per shard was most of what such a process cost the node.
+   */
+  async superseded(held: ReadonlyMap<number, number>): Promise<Set<number>> {
+    if (held.size === 0) return new Set();
+    const rs = await this.session.read(`SELECT shard, epoch FROM ${this.session.table('shard_owners')} WHERE shard IN ?`, [[...held.keys()]], 'reading shard epochs');
+    const latest = new Map(rs.rows.map((row) => [row['shard'] as number, millis(row['epoch'])]));
+    return new Set([...held].filter(([shard, epoch]) => latest.get(shard) !== epoch).map(([shard]) => shard));
   }
 
   private async epoch(shard: number): Promise<number | null> {
