@@ -259,8 +259,10 @@ describe('the Requests pages of the console', () => {
     await expect.poll(shown).toEqual([0, 1]);
 
     await page.getByLabel('Status').selectOption('');
-    // A choice applies at once; the form takes the address's values when it lands, so type after it has.
+    // A choice applies at once; the form takes the address's values when it lands, so type after it has: once the
+    // rows of the new address are shown, which comes after.
     await expect.poll(() => page.evaluate('location.hash')).toBe(`#/requests?search=${tag}`);
+    await expect.poll(shown).toEqual([1, 1]);
     await page.getByLabel('Search').fill(`${tag}-alpha`);
     await page.getByLabel('Search').press('Enter');
     await expect.poll(() => page.evaluate('location.hash')).toBe(`#/requests?search=${tag}-alpha`);
