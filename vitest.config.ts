@@ -42,14 +42,17 @@ export default defineConfig({
     // this 2-core machine: the main run took 541 s with four, about 630 s with three (test/README.md).
     maxWorkers: 4,
     projects: [
-      // Unit tests share their workers' loaded modules (most of a unit file's cost was loading the same modules
-      // again); the one file that replaces a built-in module with a fake keeps a module registry of its own.
+      // Test files share their workers' loaded modules (most of a small file's cost was loading the same modules
+      // again: the drivers, the adapters, the test support), except where a file needs a registry of its own: the
+      // one that replaces a built-in module with a fake, and the files run alone. Workers are per project, so a
+      // module reads its project's environment (FERRY_TEST_BACKEND) once, as before.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: ['test/unit/config-delivery-threads.test.ts'], isolate: false } },
       { test: { name: 'unit-isolated', include: ['test/unit/config-delivery-threads.test.ts'] } },
-      { test: { name: 'contract', include: ['test/contract/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      { test: { name: 'contract', include: ['test/contract/**/*.test.ts'], isolate: false, testTimeout: 60_000, hookTimeout: 60_000 } },
       {
         test: {
           name: 'api',
+          isolate: false,
           include: ['test/api/**/*.test.ts'],
           exclude: RUN_ALONE,
           globalSetup: ['test/support/shared-ferry.setup.ts'],
@@ -60,6 +63,7 @@ export default defineConfig({
       {
         test: {
           name: 'api-cassandra',
+          isolate: false,
           include: ['test/api/**/*.test.ts'],
           exclude: [...BACKEND_AGNOSTIC, ...RUN_ALONE],
           env: { FERRY_TEST_BACKEND: 'cassandra' },
@@ -83,6 +87,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser',
+          isolate: false,
           include: ['test/browser/**/*.test.ts'],
           globalSetup: ['test/support/shared-ferry.setup.ts'],
           testTimeout: 60_000,
@@ -92,6 +97,7 @@ export default defineConfig({
       {
         test: {
           name: 'browser-cassandra',
+          isolate: false,
           include: ['test/browser/**/*.test.ts'],
           exclude: BACKEND_AGNOSTIC,
           env: { FERRY_TEST_BACKEND: 'cassandra' },
