@@ -8,11 +8,9 @@ interface ReadmeRow {
   readonly defaultCell: string;
 }
 
-/** The rows of the README's configuration table, each with the variables its first cell names. */
+/** The rows of the configuration table (src/config/README.md), each with the variables its first cell names. */
 function readmeRows(): ReadmeRow[] {
-  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
-  const body = section.slice(0, section.indexOf('\n## ', 1));
+  const body = readFileSync(join(import.meta.dirname, '../../src/config/README.md'), 'utf8');
   return body
     .split('\n')
     .filter((line) => line.startsWith('| `FERRY_'))
