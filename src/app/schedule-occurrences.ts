@@ -79,6 +79,7 @@ function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
       maxAttempts: retry + 1,
       timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
       queue: DEFAULT_QUEUE,
+      flowKeys: [],
       metadata: {},
     },
     deliverAt: at,

@@ -1,3 +1,5 @@
+import type { WaitingFor } from './flow/budgets.js';
+
 /**
  * Where a request stands. `cancellation_requested` is a response value of cancel, never a stored status. The status
  * sets and the transitions between them are in `request-lifecycle/`.
@@ -28,6 +30,8 @@ export interface RequestDefinition {
   readonly maxAttempts: number;
   readonly timeoutSeconds: number;
   readonly queue: string;
+  /** The flow keys whose budgets, beside the queue's, each attempt must fit (`src/domain/flow/`); at most four. */
+  readonly flowKeys: readonly string[];
   readonly metadata: Readonly<Record<string, string>>;
 }
 
@@ -51,6 +55,8 @@ export interface StoredRequest extends RequestDefinition {
   readonly cancelledAt: number | null;
   /** Set when a cancel arrives while an attempt is in flight; the attempt's end then settles the request. */
   readonly cancelRequestedAt: number | null;
+  /** The budget that last held the request back (set when handed back for it), or null. */
+  readonly waitingFor: WaitingFor | null;
   /** Incremented on every change; conditional updates compare it. */
   readonly version: number;
 }
@@ -107,7 +113,15 @@ export function acceptanceOf(r: StoredRequest): Acceptance {
 export type RequestPatch = Partial<
   Pick<
     StoredRequest,
-    'status' | 'dueAt' | 'attemptCount' | 'updatedAt' | 'startedAt' | 'completedAt' | 'cancelledAt' | 'cancelRequestedAt'
+    | 'status'
+    | 'dueAt'
+    | 'attemptCount'
+    | 'updatedAt'
+    | 'startedAt'
+    | 'completedAt'
+    | 'cancelledAt'
+    | 'cancelRequestedAt'
+    | 'waitingFor'
   >
 >;
 
@@ -122,6 +136,7 @@ export function definitionOf(r: RequestDefinition): RequestDefinition {
     maxAttempts: r.maxAttempts,
     timeoutSeconds: r.timeoutSeconds,
     queue: r.queue,
+    flowKeys: r.flowKeys,
     metadata: r.metadata,
   };
 }

@@ -1,3 +1,4 @@
+import type { BudgetStore } from './budgets.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ProjectStore } from './projects.js';
 import type { RequestStore } from './requests.js';
@@ -13,6 +14,7 @@ export interface Backend {
   readonly usage: UsageStore;
   readonly projects: ProjectStore;
   readonly secrets: SecretStore;
+  readonly budgets: BudgetStore;
   /**
    * The readiness probe: resolves when storage can durably take writes now, rejects (with StorageUnavailable
    * naming the reason) when it cannot, or once closed. Cheap enough to run every second; it may hang while

@@ -1,3 +1,4 @@
+import type { WaitingFor } from '../domain/flow/budgets.js';
 import type { AttemptRecord, HttpMethod, RequestSource, RequestStatus, StoredRequest } from '../domain/request.js';
 import type { Settlement } from '../domain/request-lifecycle/index.js';
 
@@ -104,8 +105,11 @@ export interface RequestStore {
    * request's body and headers would be read and copied for nothing.
    */
   recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState>;
-  /** Hands the claimed request back unsent (`handedBack`): due again at `dueAt`. `VersionConflict` as `recordAttempt`. */
-  handBack(claim: Claim, now: number, dueAt: number): Promise<void>;
+  /**
+   * Hands the claimed request back unsent (`handedBack`): due again at `dueAt`, with `waitingFor` naming the budget
+   * that held it back (null when none did: no free slot, shutting down). `VersionConflict` as `recordAttempt`.
+   */
+  handBack(claim: Claim, now: number, dueAt: number, waitingFor?: WaitingFor | null): Promise<void>;
   /**
    * Makes final a cancel asked before the claim (`cancelMadeFinal`): the request ends `cancelled`, with no attempt.
    * `VersionConflict` as `recordAttempt`.

@@ -93,6 +93,7 @@ describe('validateDefinition', () => {
     maxAttempts: 20,
     timeoutSeconds: 300,
     queue: 'default',
+    flowKeys: [],
     metadata: { k: 'v' },
   };
 

@@ -48,6 +48,7 @@ const definition: RequestDefinition = {
   maxAttempts: 3,
   timeoutSeconds: 30,
   queue: 'default',
+  flowKeys: [],
   metadata: {},
 };
 const who = { id: 'req_1', projectId: 'prj_1', source: 'api', replayedFromRequestId: null, scheduleId: null } as const;

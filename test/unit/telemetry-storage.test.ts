@@ -136,6 +136,8 @@ describe('embedded backlog', () => {
       maxAttempts: 3,
       timeoutSeconds: 30,
       queue: 'default',
+      flowKeys: [],
+      waitingFor: null,
       metadata: {},
       projectId: 'prj_1',
       source: 'api',

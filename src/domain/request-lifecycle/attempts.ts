@@ -28,7 +28,13 @@ export function settleAttempt(r: StoredRequest, attemptNumber: number, decision:
   const cancelled = alreadyCancelled || (r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded');
   // The claim stamped the request when it was taken; its first attempt's own start, a moment later, is the one the
   // API promises (`started_at` equals the first attempt's `started_at`).
-  const base = { attemptCount: attemptNumber, updatedAt: completedAt, ...(attemptNumber === 1 ? { startedAt: timing.startedAt } : {}) };
+  const base = {
+    attemptCount: attemptNumber,
+    updatedAt: completedAt,
+    ...(attemptNumber === 1 ? { startedAt: timing.startedAt } : {}),
+    // Once an attempt ran, no budget holds the request back any more.
+    ...(r.waitingFor !== null ? { waitingFor: null } : {}),
+  };
   let set: RequestPatch;
   if (alreadyCancelled) {
     // Cancelled at once while the attempt was in flight: it stays cancelled, and the attempt joins its history.

@@ -1,3 +1,4 @@
+import type { WaitingFor } from '../flow/budgets.js';
 import type { RequestDefinition, RequestPatch, RequestSource, StoredRequest } from '../request.js';
 import { ACTIVE_STATUSES, LEASED_STATUS } from './statuses.js';
 
@@ -39,6 +40,7 @@ export function accepted(who: NewRequestIdentity, d: RequestDefinition, deliverA
     maxAttempts: d.maxAttempts,
     timeoutSeconds: d.timeoutSeconds,
     queue: d.queue,
+    flowKeys: d.flowKeys,
     metadata: d.metadata,
     id: who.id,
     projectId: who.projectId,
@@ -55,6 +57,7 @@ export function accepted(who: NewRequestIdentity, d: RequestDefinition, deliverA
     completedAt: null,
     cancelledAt: null,
     cancelRequestedAt: null,
+    waitingFor: null,
     version: 1,
   };
 }
@@ -70,9 +73,12 @@ export function claimed(now: number, leaseUntil: number): Transition {
   return { set: { status: LEASED_STATUS, dueAt: leaseUntil, updatedAt: now }, setIfUnset: { startedAt: now } };
 }
 
-/** Handed back unsent by its deliverer at `now` (no free slot, shutting down): due again at `dueAt`. */
-export function handedBack(now: number, dueAt: number): Transition {
-  return { set: { status: 'queued', dueAt, updatedAt: now } };
+/**
+ * Handed back unsent by its deliverer at `now` (no free slot, a budget that holds it back, shutting down): due again
+ * at `dueAt`. `waitingFor` names the budget that held it back, if one did.
+ */
+export function handedBack(now: number, dueAt: number, waitingFor: WaitingFor | null = null): Transition {
+  return { set: { status: 'queued', dueAt, updatedAt: now, waitingFor } };
 }
 
 /** The statuses whose lease a release ends. */

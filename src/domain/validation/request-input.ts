@@ -131,7 +131,7 @@ export function validateSend(input: SendInput, opts: ValidationOptions): Validat
   // An empty HTTP body and no body are the same thing on the wire; null keeps one representation.
   const body = input.body.byteLength === 0 ? null : input.body;
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, metadata: {} },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys: [], metadata: {} },
     deliverAt,
   };
 }
@@ -176,7 +176,7 @@ export function validateCreate(input: CreateInput, opts: ValidationOptions): Val
   const queue = validateQueue(input.queue);
   const metadata = validateMetadata(input.metadata ?? {});
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, metadata },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys: [], metadata },
     deliverAt,
   };
 }

@@ -25,6 +25,7 @@ function item(n: number, itemKey: KeyedCall | null = null): NewRequest {
       maxAttempts: 3,
       timeoutSeconds: 50,
       queue: 'default',
+      flowKeys: [],
       metadata: {},
     },
     deliverAt: null,
