@@ -1,0 +1,178 @@
+import { factorAt, FULL_RATE, pushedBack, succeeded, type AdaptiveRate } from './adaptive-rate.js';
+import { NO_LIMITS, type BudgetLimits, type BudgetState, type HoldReason, type RateLimit } from './budgets.js';
+import { earliestStart, emissionIntervalMs, FRESH_SCHEDULE, reserved, tokensAt, type RateSchedule } from './rate-schedule.js';
+
+/** A promised start or a hold is forgotten this long after its time if its request never came back (cancelled). */
+const FORGET_AFTER_MS = 60_000;
+/** At most this many requests of one budget are promised a start; later ones come back unpromised (see `promise`). */
+const MAX_PROMISES = 100_000;
+/** The running mean of exchange durations gives this weight to the newest one. */
+const DURATION_WEIGHT = 0.2;
+const FIRST_DURATION_MS = 1_000;
+
+/**
+ * One budget as a delivering process holds it: its limits, the rate schedule with the starts it promised, the
+ * attempts in flight, and the requests it holds back. `share` is the part of the limits this process enforces (1 on
+ * one process; less when several processes deliver the budget's requests, see the distributed notes).
+ */
+export class Budget {
+  private limits: BudgetLimits = NO_LIMITS;
+  private share = 1;
+  private schedule: RateSchedule = FRESH_SCHEDULE;
+  private adaptive: AdaptiveRate = FULL_RATE;
+  private periodIndex = 0;
+  private periodStarts = 0;
+  private meanDurationMs = FIRST_DURATION_MS;
+  inFlight = 0;
+  paused = false;
+  /** Requests promised a start, and when. */
+  private readonly promised = new Map<string, number>();
+  /** Requests held back (handed back to storage until `until`), and why. */
+  private readonly held = new Map<string, { reason: HoldReason; until: number }>();
+
+  /** Applies stored limits and pause; `share` as above. A changed rate starts a fresh schedule. */
+  configure(limits: BudgetLimits, paused: boolean, share = 1): void {
+    if (!sameRate(limits.rate, this.limits.rate) || share !== this.share) this.forgetPromises();
+    this.limits = limits;
+    this.paused = paused;
+    this.share = share;
+  }
+
+  get configured(): boolean {
+    return this.limits.rate !== null || this.limits.concurrency !== null || this.paused;
+  }
+
+  /** The rate this process admits at `now` (after `share` and any slow-down), or null without a rate. */
+  rateAt(now: number): RateLimit | null {
+    const rate = this.limits.rate;
+    if (rate === null) return null;
+    const scale = this.share * this.factor(now);
+    return { limit: rate.limit * scale, periodMs: rate.periodMs, burst: Math.max(1, Math.floor(rate.burst * scale)) };
+  }
+
+  /** Attempts this process lets be in flight at `now`, or null without a concurrency limit. */
+  concurrencyAt(now: number): number | null {
+    const c = this.limits.concurrency;
+    return c === null ? null : Math.max(1, Math.floor(c * this.share * this.factor(now)));
+  }
+
+  concurrencyFull(now: number): boolean {
+    const c = this.concurrencyAt(now);
+    return c !== null && this.inFlight >= c;
+  }
+
+  /** When the request may start as far as the rate goes: its promised time, or the schedule's earliest. */
+  startAt(requestId: string, now: number): number {
+    const promise = this.promised.get(requestId);
+    if (promise !== undefined) return Math.max(now, promise);
+    const rate = this.rateAt(now);
+    return rate === null ? now : earliestStart(this.schedule, rate, now);
+  }
+
+  /**
+   * Promises the request a start at `at` (≥ `startAt`). Past `MAX_PROMISES` the request is not remembered and will
+   * ask again when it comes back, after the promised ones: the order holds, only the memory is bounded.
+   */
+  promise(requestId: string, at: number, now: number): void {
+    const rate = this.rateAt(now);
+    if (rate === null || this.promised.has(requestId)) return;
+    this.schedule = reserved(this.schedule, rate, at);
+    if (this.promised.size < MAX_PROMISES) this.promised.set(requestId, at);
+  }
+
+  hold(requestId: string, reason: HoldReason, until: number): void {
+    this.held.set(requestId, { reason, until });
+  }
+
+  /** An attempt of the request starts at `now`: it takes its promised start, or the next one now. */
+  started(requestId: string, now: number): void {
+    this.held.delete(requestId);
+    if (!this.promised.delete(requestId)) {
+      const rate = this.rateAt(now);
+      if (rate !== null) this.schedule = reserved(this.schedule, rate, now);
+    }
+    const index = this.limits.rate === null ? 0 : Math.floor(now / this.limits.rate.periodMs);
+    if (index !== this.periodIndex) {
+      this.periodIndex = index;
+      this.periodStarts = 0;
+    }
+    this.periodStarts++;
+    this.inFlight++;
+  }
+
+  /** The attempt's exchange ended after `durationMs`. */
+  finished(durationMs: number): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    this.meanDurationMs += DURATION_WEIGHT * (durationMs - this.meanDurationMs);
+  }
+
+  /**
+   * A destination answered 429 or 503. Promises made at the old rate are dropped (their requests ask again when
+   * they come back) and the bucket is emptied.
+   */
+  pushedBack(now: number): void {
+    if (!this.limits.adaptive || (this.limits.rate === null && this.limits.concurrency === null)) return;
+    const before = this.adaptive;
+    this.adaptive = pushedBack(this.adaptive, now);
+    if (this.adaptive === before) return;
+    // The bucket starts empty at the lower rate: the next start is one interval away, not a burst.
+    this.promised.clear();
+    const rate = this.rateAt(now);
+    this.schedule = rate === null ? FRESH_SCHEDULE : { tat: now + rate.burst * emissionIntervalMs(rate) };
+  }
+
+  succeeded(now: number): void {
+    this.adaptive = succeeded(this.adaptive, now);
+  }
+
+  /** How long a request held for concurrency should stay away: its turn among those held, at the mean duration. */
+  concurrencyWaitMs(now: number): number {
+    const c = this.concurrencyAt(now) ?? 1;
+    let heldForIt = 0;
+    for (const h of this.held.values()) if (h.reason === 'concurrency' && h.until > now) heldForIt++;
+    return Math.ceil((heldForIt + 1) / c) * this.meanDurationMs;
+  }
+
+  state(now: number): BudgetState {
+    const waiting = { rate: 0, concurrency: 0, paused: 0 };
+    for (const h of this.held.values()) if (h.until + FORGET_AFTER_MS > now) waiting[h.reason]++;
+    const rate = this.rateAt(now);
+    const sameWindow = rate !== null && Math.floor(now / rate.periodMs) === this.periodIndex;
+    return {
+      inFlight: this.inFlight,
+      startedInPeriod: rate === null ? null : sameWindow ? this.periodStarts : 0,
+      waiting,
+      admittedRate: rate === null ? null : round2(rate.limit),
+    };
+  }
+
+  /** Starts the bucket can take now without waiting; for metrics and tests. */
+  tokensAt(now: number): number | null {
+    const rate = this.rateAt(now);
+    return rate === null ? null : tokensAt(this.schedule, rate, now);
+  }
+
+  /** Forgets promises and holds whose requests never came back; true when nothing is left to remember. */
+  sweep(now: number): boolean {
+    for (const [id, at] of this.promised) if (at + FORGET_AFTER_MS < now) this.promised.delete(id);
+    for (const [id, h] of this.held) if (h.until + FORGET_AFTER_MS < now) this.held.delete(id);
+    return !this.configured && this.inFlight === 0 && this.promised.size === 0 && this.held.size === 0;
+  }
+
+  private factor(now: number): number {
+    return this.limits.adaptive ? factorAt(this.adaptive, now) : 1;
+  }
+
+  private forgetPromises(): void {
+    this.promised.clear();
+    this.schedule = FRESH_SCHEDULE;
+  }
+}
+
+function sameRate(a: RateLimit | null, b: RateLimit | null): boolean {
+  return a === b || (a !== null && b !== null && a.limit === b.limit && a.periodMs === b.periodMs && a.burst === b.burst);
+}
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
