@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { shardOf } from './shards.js';
 
 /**
  * Resource IDs are a type prefix and a ULID: 48 bits of millisecond time and 80 random bits in Crockford base32,
@@ -62,6 +63,18 @@ function ulid(now: number): string {
 
 export function newRequestId(now: number): string {
   return `req_${ulid(now)}`;
+}
+
+/**
+ * A request ID whose shard (`shardOf`) is `shard`: IDs are drawn until one falls there, about `shardCount` draws
+ * (a few microseconds with the default count), each still after the last in sort order. Requests that share their
+ * first flow key are placed on one shard this way, so one process enforces that key's budget in full.
+ */
+export function newRequestIdOnShard(now: number, shard: number, shardCount: number): string {
+  for (;;) {
+    const id = newRequestId(now);
+    if (shardOf(id, shardCount) === shard) return id;
+  }
 }
 
 export function newScheduleId(now: number): string {

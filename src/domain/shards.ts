@@ -13,6 +13,14 @@ export function shardOf(requestId: string, shardCount: number): number {
   return (hash >>> 0) % shardCount;
 }
 
+/**
+ * The shard of a project's flow key: where requests that name it first are placed (`newRequestIdOnShard`), so the
+ * owner of that shard sees all of them and enforces the key's budget alone.
+ */
+export function flowKeyShard(projectId: string, key: string, shardCount: number): number {
+  return shardOf(`${projectId}/${key}`, shardCount);
+}
+
 /** Every shard of a deployment with `shardCount` shards. */
 export function allShards(shardCount: number): number[] {
   return Array.from({ length: shardCount }, (_, i) => i);

@@ -1,3 +1,4 @@
+import type { HoldReason } from '../domain/flow/budgets.js';
 import type { Acceptance } from '../domain/request.js';
 
 /*
@@ -74,6 +75,10 @@ export interface ServiceMetrics {
   accepted(endpoint: AcceptEndpoint, status: Acceptance['status'], count: number): void;
   /** An attempt started, `latenessMs` after it fell due (null when its due time is not known). */
   attemptStarted(latenessMs: number | null): void;
+  /** An attempt of a request in `queue` started (flow control counts per queue, never per key). */
+  flowStarted(queue: string): void;
+  /** A flow-control budget held a request of `queue` back. */
+  flowHeld(queue: string, reason: HoldReason): void;
   /** An attempt's exchange ended. */
   attemptFinished(result: AttemptResult, durationMs: number): void;
   /** An attempt's outcome was recorded (or the claim behind it was lost); `retryDelayMs` when a retry was set. */

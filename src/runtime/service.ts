@@ -29,7 +29,7 @@ import { log, logger } from './log.js';
 import { openOnStack, type ResourceStack } from './resource-stack.js';
 import { openStorage } from './storage.js';
 import { servedUsage } from './usage-wiring.js';
-import { deliveryEngine, deliveryTransport, OCCURRENCE_GUARD_TIMINGS, scheduleFiring, watchWork } from './workers.js';
+import { budgetGate, deliveryEngine, deliveryTransport, OCCURRENCE_GUARD_TIMINGS, scheduleFiring, watchWork } from './workers.js';
 
 export { DataDirInUse, embeddedDatabaseFile, migrateStorage, openBackend, projectAdmin } from './storage.js';
 
@@ -150,7 +150,11 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
   if (config.roles.delivery) {
     const transport = tracing ? tracing.transport(deliveryTransport(config)) : deliveryTransport(config);
     resources.defer(() => transport.close());
-    const engine = deliveryEngine(config, backend, transport, place, clock, onDeliveryEvent);
+    const gate = budgetGate(config, backend, place, clock);
+    await gate.start();
+    resources.defer(() => gate.stop());
+    telemetry.watchQueueBudgets(() => [...gate.states('queue')]);
+    const engine = deliveryEngine(config, backend, transport, place, clock, onDeliveryEvent, gate);
     stopEngine = once((graceMs: number) => engine.stop(graceMs));
     resources.defer(() => stopEngine(0));
     await place.startDelivery(engine);

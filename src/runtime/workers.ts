@@ -10,6 +10,8 @@ import type { Config } from '../config/config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
+import { budgetShare } from '../domain/flow/shares.js';
+import { BudgetGate } from '../workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
 import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
@@ -49,6 +51,7 @@ export function deliveryEngine(
   placement: WorkPlacement,
   clock: Clock,
   onDeliveryEvent: (event: DeliveryEvent) => void,
+  budgets: BudgetGate,
 ): DeliveryEngine {
   const secrets = new SigningSecretCache(backend.projects, clock);
   return new DeliveryEngine({
@@ -67,10 +70,28 @@ export function deliveryEngine(
     idlePollMs: config.delivery.idlePollMs,
     userAgent: USER_AGENT,
     ...(placement.shards ? { shards: placement.shards } : {}),
+    budgets,
     onEvent: (event) => {
       if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });
       onDeliveryEvent(event);
     },
+  });
+}
+
+/**
+ * The flow-control budgets this process enforces: in distributed mode, each its share by the shards it owns
+ * (`budgetShare`); configurations are read from storage at start and every half second after.
+ */
+export function budgetGate(config: Config, backend: Backend, placement: WorkPlacement, clock: Clock): BudgetGate {
+  const shards = placement.shards;
+  const shardCount = config.distributed?.shards;
+  return new BudgetGate({
+    budgets: backend.budgets,
+    clock,
+    ...(shards !== undefined && shardCount !== undefined
+      ? { shareOf: (kind, projectId, name) => budgetShare(kind, projectId, name, shards(), shardCount) }
+      : {}),
+    onError: (err) => log('warn', 'reading flow-control budgets failed', { error: String(err) }),
   });
 }
 

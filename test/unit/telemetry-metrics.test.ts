@@ -57,8 +57,8 @@ describe('metrics of worker events', () => {
 
   it('counts outcomes, observes durations, retry delays and lateness', async () => {
     const m = new PrometheusMetrics({ defaultMetrics: false });
-    recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 1, at: 10_250, dueAt: 10_000 });
-    recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 2, at: 20_000, dueAt: null });
+    recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 1, at: 10_250, dueAt: 10_000, queue: 'default' });
+    recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 2, at: 20_000, dueAt: null, queue: 'default' });
     recordDeliveryEvent(m, {
       type: 'attempt_finished', requestId: 'r', attemptNumber: 1, requestStatus: 'queued', attemptStatus: 'failed', responseStatusCode: 503, durationMs: 40, retryDelayMs: 30_000,
     });

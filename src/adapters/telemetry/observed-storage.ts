@@ -2,7 +2,7 @@ import type { Backend } from '../../ports/backend.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { Log, ServiceMetrics } from '../../ports/telemetry.js';
 
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets'] as const;
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'] as const;
 
 /**
  * Whether storage answers, as the calls made to it find out: the first `StorageUnavailable` after a success logs

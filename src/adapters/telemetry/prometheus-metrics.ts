@@ -9,6 +9,8 @@ import type {
   OccurrenceOutcome,
   ServiceMetrics,
 } from '../../ports/telemetry.js';
+import type { HoldReason } from '../../domain/flow/budgets.js';
+import { BudgetMetrics } from './budget-metrics.js';
 import { CellHistogram, cellCounter, type CounterCell, type HistogramCell } from './metric-cells.js';
 
 const ENDPOINTS: readonly AcceptEndpoint[] = ['send', 'create', 'batch', 'replay', 'schedule'];
@@ -18,7 +20,7 @@ const ATTEMPT_RESULTS: readonly AttemptResult[] = ['succeeded', 'failed', 'timed
 const OCCURRENCE_OUTCOMES: readonly OccurrenceOutcome[] = ['enqueued', 'skipped_usage_limit', 'missed', 'failed'];
 const ALLOWANCES: readonly AllowanceKind[] = ['monthly', 'schedules'];
 /** The stores of the Backend port, so their error counters exist (at 0) from the start. */
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets'];
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
 /** API calls: from a cached answer (well under a millisecond) to a storage write waiting out a timeout. */
@@ -53,6 +55,8 @@ export class PrometheusMetrics implements ServiceMetrics {
   private readonly retryDelays: HistogramCell;
   private readonly lateness: HistogramCell;
   private readonly apiDurations: CellHistogram;
+  /** Flow control per queue. */
+  readonly budgets: BudgetMetrics;
   /** route → protocol → status class → cell, filled on first use (routes are a fixed, small set). */
   private readonly apiCells = new Map<string, Map<CallProtocol, HistogramCell[]>>();
 
@@ -68,6 +72,7 @@ export class PrometheusMetrics implements ServiceMetrics {
     );
     this.acceptedCells = cellsBy(ENDPOINTS, (endpoint) => cellsBy(ACCEPTED_AS, (outcome) => accepted({ endpoint, outcome })));
 
+    this.budgets = new BudgetMetrics(this);
     this.apiDurations = new CellHistogram(
       registry,
       'ferry_api_request_duration_seconds',
@@ -160,6 +165,14 @@ export class PrometheusMetrics implements ServiceMetrics {
   attemptStarted(latenessMs: number | null): void {
     // Clocks of different processes may disagree by a little: an attempt never starts before it is due.
     if (latenessMs !== null) this.lateness.observe(Math.max(0, latenessMs) / 1000);
+  }
+
+  flowStarted(queue: string): void {
+    this.budgets.attemptStarted(queue);
+  }
+
+  flowHeld(queue: string, reason: HoldReason): void {
+    this.budgets.attemptHeld(queue, reason);
   }
 
   attemptFinished(result: AttemptResult, durationMs: number): void {

@@ -8,6 +8,7 @@ import type { ServiceLogger } from './logger.js';
 import { metricsRoute, startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { observedBackend, StorageAvailability } from './observed-storage.js';
 import { ProjectUsageGauges, type ProjectAllowanceReader } from './project-usage-gauges.js';
+import type { QueueBudgetReader } from './budget-metrics.js';
 import { PrometheusMetrics } from './prometheus-metrics.js';
 
 export interface TelemetrySettings {
@@ -23,6 +24,8 @@ const NO_METRICS: ServiceMetrics = {
   accepted: () => undefined,
   attemptStarted: () => undefined,
   attemptFinished: () => undefined,
+  flowStarted: () => undefined,
+  flowHeld: () => undefined,
   delivered: () => undefined,
   occurrence: () => undefined,
   allowanceRejected: () => undefined,
@@ -99,6 +102,11 @@ export class ServiceTelemetry {
       counts: false,
       scope: 'Distributed: per process, over the shards it owns.',
     });
+  }
+
+  /** The flow-control gauges per queue, read from this process's live queue budgets when scraped. */
+  watchQueueBudgets(read: QueueBudgetReader): void {
+    this.prometheus?.budgets.watch(read);
   }
 
   /** `ferry_shards_owned`: the shards of work this process owns right now. */

@@ -7,7 +7,7 @@ import { tracedPort } from './traced-port.js';
 import { tracedTransport } from './traced-transport.js';
 import { startTracing, type TracingSettings } from './tracing.js';
 
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets'] as const;
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'] as const;
 
 /** What the composition root wraps when tracing is on: API calls, storage, Kafka and delivery attempts. */
 export interface ServiceTracing {

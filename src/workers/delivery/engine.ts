@@ -1,15 +1,18 @@
 import type { Clock, TimerHandle } from '../../domain/clock.js';
+import type { Admission, NamedBudget } from '../../domain/flow/admission.js';
 import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
 import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
 import { settleAttempt } from '../../domain/request-lifecycle/index.js';
 import type { DeliveryTransport } from '../../ports/delivery-transport.js';
 import { VersionConflict, type Claim, type RequestStore, type ShardScope } from '../../ports/requests.js';
+import type { BudgetGate } from './budget-gate.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
 import { hostOf } from './claimed.js';
+import type { WaitingFor } from '../../domain/flow/budgets.js';
 
 export interface DeliveryEngineOptions {
   readonly requests: RequestStore;
@@ -30,6 +33,11 @@ export interface DeliveryEngineOptions {
    * (one delivering process). An empty scope claims nothing, e.g. while a rebalance is under way.
    */
   readonly shards?: () => ShardScope;
+  /**
+   * The flow-control budgets every attempt must fit (its queue's and its flow keys'); omitted, only the global,
+   * per-host and per-queue slots bound delivery.
+   */
+  readonly budgets?: BudgetGate;
   readonly onEvent?: (event: DeliveryEvent) => void;
 }
 
@@ -88,7 +96,10 @@ export class DeliveryEngine {
   private readonly warmUp: ConnectionWarmUp | undefined;
 
   constructor(private readonly o: DeliveryEngineOptions) {
-    this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue);
+    const gate = o.budgets;
+    // A queue whose configuration sets a concurrency is bounded by it instead of the process-wide per-queue bound.
+    const queueBound = gate === undefined ? undefined : (queue: string): number | null => gate.queueConcurrency(...splitQueueKey(queue));
+    this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue, undefined, queueBound);
     this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
     this.warmUp = ConnectionWarmUp.possible(o.requests, o.transport)
       ? new ConnectionWarmUp({ ...o, onError: (err) => this.emit({ type: 'engine_error', error: `${String(err)} (opening connections ahead)` }) })
@@ -216,10 +227,24 @@ export class DeliveryEngine {
     this.waiting.add({ claim, host: hostOf(r.url), queue: `${r.projectId}/${r.queue}`, since: this.o.clock.now() });
   }
 
-  /** Starts every waiting request whose host and queue have a free slot, oldest claim first. */
+  /**
+   * Starts every waiting request whose host and queue have a free slot, oldest claim first, when its budgets admit
+   * it; one they hold back is handed back, due when they will (see `src/domain/flow/`), so it takes no slot meanwhile.
+   */
   private dispatch(): void {
     for (let w = this.waiting.next(this.limits); w !== undefined; w = this.waiting.next(this.limits)) {
       const { host, queue } = w;
+      const gate = this.o.budgets;
+      const budgets = gate?.budgetsOf(w.claim.request);
+      const startedAt = this.o.clock.now();
+      if (gate !== undefined && budgets !== undefined) {
+        const admission = gate.admit(w.claim.request, budgets, startedAt);
+        if (!admission.start) {
+          this.track(this.holdBack(w.claim, admission));
+          continue;
+        }
+        gate.started(w.claim.request.id, budgets, startedAt);
+      }
       this.limits.start(host, queue);
       let exchanging = true;
       // Called once: when the destination has answered, or at the end when no exchange took place. Its slots are
@@ -228,13 +253,14 @@ export class DeliveryEngine {
         if (!exchanging) return;
         exchanging = false;
         this.limits.exchanged(host, queue);
+        if (budgets !== undefined) gate?.exchanged(budgets, this.o.clock.now() - startedAt);
         if (!this.stopping) {
           this.dispatch();
           this.claimMoreIfStarved();
         }
       };
       this.track(
-        this.deliver(w.claim, exchanged)
+        this.deliver(w.claim, exchanged, budgets)
           .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
           .finally(() => {
             exchanged();
@@ -266,10 +292,17 @@ export class DeliveryEngine {
     this.settled.add(done);
   }
 
-  private async handBack(claim: Claim, delayMs: number): Promise<void> {
+  /** Hands back a request its budgets hold back, due when they will admit it, saying which one holds it. */
+  private async holdBack(claim: Claim, held: Exclude<Admission, { start: true }>): Promise<void> {
+    const r = claim.request;
+    this.emit({ type: 'attempt_held', requestId: r.id, projectId: r.projectId, queue: r.queue, reason: held.waitingFor.reason });
+    await this.handBack(claim, Math.max(0, held.until - this.o.clock.now()), held.waitingFor);
+  }
+
+  private async handBack(claim: Claim, delayMs: number, waitingFor: WaitingFor | null = null): Promise<void> {
     const now = this.o.clock.now();
     try {
-      await this.whileLeased(claim, () => this.o.requests.handBack(claim, now, now + delayMs));
+      await this.whileLeased(claim, () => this.o.requests.handBack(claim, now, now + delayMs, waitingFor));
       this.dueAgainAt(now + delayMs);
     } catch (err) {
       // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
@@ -278,7 +311,7 @@ export class DeliveryEngine {
   }
 
   /** Delivers one claimed request; `exchanged` is called when the attempt's exchange ends (not when none is sent). */
-  private async deliver(claim: Claim, exchanged: () => void): Promise<void> {
+  private async deliver(claim: Claim, exchanged: () => void, budgets: readonly NamedBudget[] | undefined): Promise<void> {
     const claimed = claim.request;
     const attemptNumber = claimed.attemptCount + 1;
     if (claimed.cancelRequestedAt !== null) {
@@ -300,8 +333,9 @@ export class DeliveryEngine {
       return;
     }
     const now = this.o.clock.now();
-    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null });
+    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null, queue: claimed.queue });
     const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
+    if (budgets !== undefined) this.o.budgets?.answered(budgets, outcome, this.o.clock.now());
     exchanged();
     // Outcomes awaiting their write may outnumber the slots: they keep only what the store needs meanwhile.
     claim = claim.sent();
@@ -392,4 +426,10 @@ export class DeliveryEngine {
   private emit(event: DeliveryEvent): void {
     this.o.onEvent?.(event);
   }
+}
+
+/** The waiting room's queue key (`projectId/queue`) as its two parts; project IDs hold no `/`. */
+function splitQueueKey(key: string): [projectId: string, queue: string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
 }

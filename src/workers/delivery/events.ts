@@ -1,3 +1,4 @@
+import type { HoldReason } from '../../domain/flow/budgets.js';
 import type { AttemptRecord, RequestStatus } from '../../domain/request.js';
 import type { DeliveryOutcome, Log, ServiceMetrics } from '../../ports/telemetry.js';
 
@@ -14,6 +15,7 @@ export type DeliveryEvent =
        * claim replaces a request's due time with its lease, so a later attempt's is not known here.
        */
       readonly dueAt: number | null;
+      readonly queue: string;
     }
   | {
       readonly type: 'attempt_finished';
@@ -27,6 +29,14 @@ export type DeliveryEvent =
       readonly durationMs: number;
       /** The delay chosen before the next attempt, when a retry was decided (a cancel may still have won). */
       readonly retryDelayMs: number | null;
+    }
+  | {
+      /** A budget held the request back: handed back, due when the budget will admit it. */
+      readonly type: 'attempt_held';
+      readonly requestId: string;
+      readonly projectId: string;
+      readonly queue: string;
+      readonly reason: HoldReason;
     }
   | { readonly type: 'claim_lost'; readonly requestId: string }
   | { readonly type: 'engine_error'; readonly error: string };
@@ -49,6 +59,7 @@ export function recordDeliveryEvent(metrics: ServiceMetrics, event: DeliveryEven
   switch (event.type) {
     case 'attempt_started':
       metrics.attemptStarted(event.dueAt === null ? null : event.at - event.dueAt);
+      metrics.flowStarted(event.queue);
       return;
     case 'attempt_finished': {
       const outcome = deliveryOutcomeOf(event.requestStatus);
@@ -56,6 +67,9 @@ export function recordDeliveryEvent(metrics: ServiceMetrics, event: DeliveryEven
       metrics.delivered(outcome, outcome === 'retry_scheduled' ? event.retryDelayMs : null);
       return;
     }
+    case 'attempt_held':
+      metrics.flowHeld(event.queue, event.reason);
+      return;
     case 'claim_lost':
       metrics.delivered('claim_lost', null);
       return;
@@ -89,6 +103,9 @@ export function logDeliveryEvent(log: Log, event: DeliveryEvent): void {
         duration_ms: event.durationMs,
         ...(event.retryDelayMs === null ? {} : { retry_in_ms: event.retryDelayMs }),
       });
+      return;
+    case 'attempt_held':
+      log('trace', 'delivery held by flow control', { request_id: event.requestId, reason: event.reason });
       return;
     case 'claim_lost':
       log('debug', 'delivery claim lost', { request_id: event.requestId });

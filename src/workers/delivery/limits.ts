@@ -21,6 +21,8 @@ export class ConcurrencyLimits {
     readonly maxPerQueue: number,
     /** Twice the slots by default: writes land in groups, so at full speed about one slot's worth is always on its way. */
     readonly maxRecording: number = 2 * maxTotal,
+    /** A queue's own bound where it has one (a configured concurrency), instead of `maxPerQueue`. */
+    private readonly queueBound?: (queue: string) => number | null,
   ) {}
 
   /** Exchanges open now. */
@@ -38,7 +40,7 @@ export class ConcurrencyLimits {
   }
 
   queueFull(queue: string): boolean {
-    return (this.perQueue.get(queue) ?? 0) >= this.maxPerQueue;
+    return (this.perQueue.get(queue) ?? 0) >= (this.queueBound?.(queue) ?? this.maxPerQueue);
   }
 
   /**
