@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TimedOutcome } from '../../src/domain/delivery/outcome.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import type { Claim, RequestStore } from '../../src/ports/requests.js';
+import type { BudgetConfig, WaitingFor } from '../../src/domain/flow/budgets.js';
+import type { BudgetStore } from '../../src/ports/budgets.js';
+import { BudgetGate } from '../../src/workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../../src/workers/delivery/engine.js';
 import type { DeliveryEvent } from '../../src/workers/delivery/events.js';
 import { aRequest, T0 } from '../contract/suite/harness.js';
@@ -39,8 +42,9 @@ function memoryStore(due: StoredRequest[], recordFailures = 0) {
       if (calls.recordAttempt <= recordFailures) throw new Error('storage down');
       return { status: 'succeeded', dueAt: null, version: claim.request.version + 1 };
     },
-    handBack: async () => {
+    handBack: async (claim: Claim, _now: number, dueAt: number, waitingFor: WaitingFor | null = null) => {
       calls.handBack += 1;
+      due.push({ ...claim.request, status: 'queued', dueAt, waitingFor });
     },
   } as unknown as RequestStore;
   return { store, calls };
@@ -73,7 +77,7 @@ afterEach(async () => {
   running = null;
 });
 
-function startEngine(clock: FakeClock, store: RequestStore, t: ReturnType<typeof transport>['transport']) {
+function startEngine(clock: FakeClock, store: RequestStore, t: ReturnType<typeof transport>['transport'], budgets?: BudgetGate) {
   const events: DeliveryEvent[] = [];
   const engine = new DeliveryEngine({
     requests: store,
@@ -88,6 +92,7 @@ function startEngine(clock: FakeClock, store: RequestStore, t: ReturnType<typeof
     userAgent: 'ferry-test',
     random: () => 0,
     onEvent: (e) => events.push(e),
+    ...(budgets ? { budgets } : {}),
   });
   running = engine;
   engine.start();
@@ -176,5 +181,32 @@ describe('delivery engine on a fake clock', () => {
     expect(t.state.aborted).toBe(1);
     // The aborted attempt's request was handed back, due at once, for the next process.
     expect(calls.handBack).toBe(1);
+  });
+
+  it('starts a rate-limited key no faster than its rate, handing the rest back due when it admits them', async () => {
+    const clock = new FakeClock(T0);
+    const key: BudgetConfig = {
+      projectId: 'prj_a', kind: 'flow_key', name: 'k', rate: { limit: 2, periodMs: 1_000, burst: 1 }, concurrency: null,
+      adaptive: true, paused: false, updatedAt: T0,
+    };
+    const configs = { changedSince: async () => [key] } as unknown as BudgetStore;
+    const gate = new BudgetGate({ budgets: configs, clock });
+    await gate.start();
+    const requests = Array.from({ length: 4 }, () => aRequest({ projectId: 'prj_a', createdAt: T0, flowKeys: ['k'] }));
+    const { store, calls } = memoryStore(requests);
+    const t = transport();
+    const { events } = startEngine(clock, store, t.transport, gate);
+    await settle();
+    // One starts at once (a burst of 1); the others are handed back, each promised its own start 500 ms apart.
+    expect(t.state.sent).toBe(1);
+    expect(calls.handBack).toBe(3);
+    expect(events.filter((e) => e.type === 'attempt_held').map((e) => e.type === 'attempt_held' && e.reason)).toEqual(['rate', 'rate', 'rate']);
+    for (const [at, sent] of [[499, 1], [500, 2], [999, 2], [1_000, 3], [1_500, 4]] as const) {
+      clock.advanceTo(T0 + at);
+      await settle();
+      expect(t.state.sent, `at +${at} ms`).toBe(sent);
+    }
+    expect(calls.handBack).toBe(3);
+    gate.stop();
   });
 });
