@@ -1,4 +1,4 @@
-import type { BudgetStore } from './budgets.js';
+import type { BudgetStateBoard, BudgetStore } from './budgets.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ProjectStore } from './projects.js';
 import type { RequestStore } from './requests.js';
@@ -15,6 +15,8 @@ export interface Backend {
   readonly projects: ProjectStore;
   readonly secrets: SecretStore;
   readonly budgets: BudgetStore;
+  /** Present where several processes deliver from the same storage (distributed): see `BudgetStateBoard`. */
+  readonly budgetBoard?: BudgetStateBoard;
   /**
    * The readiness probe: resolves when storage can durably take writes now, rejects (with StorageUnavailable
    * naming the reason) when it cannot, or once closed. Cheap enough to run every second; it may hang while

@@ -39,3 +39,23 @@ export interface BudgetStore {
 export interface BudgetStates {
   stateOf(projectId: string, kind: BudgetKind, name: string): Promise<BudgetState>;
 }
+
+/** One process's view of one budget, as published on the board. */
+export interface PublishedBudgetState {
+  readonly projectId: string;
+  readonly kind: BudgetKind;
+  readonly name: string;
+  readonly state: BudgetState;
+}
+
+/**
+ * Where delivering processes publish how their budgets stand, so that any process can answer for the whole
+ * deployment (`BudgetStates`). Only a backend with several delivering processes has one (the distributed one); an
+ * entry lasts `ttlMs` unless published again, so a process that stops drops out of the sums on its own.
+ */
+export interface BudgetStateBoard {
+  /** Replaces this process's entries for these budgets; each lasts `ttlMs`. */
+  publish(processId: string, entries: readonly PublishedBudgetState[], ttlMs: number): Promise<void>;
+  /** Every live entry for the budget, one per process that published it. */
+  read(projectId: string, kind: BudgetKind, name: string): Promise<BudgetState[]>;
+}

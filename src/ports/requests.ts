@@ -111,6 +111,14 @@ export interface RequestStore {
    */
   handBack(claim: Claim, now: number, dueAt: number, waitingFor?: WaitingFor | null): Promise<void>;
   /**
+   * Makes due at `now` the requests of `ids` that a budget held back and that are still waiting for one (`queued`
+   * with a `waitingFor`, due after `now`): the `woken` transition, e.g. when a paused budget is resumed. Others
+   * (claimed, ended, cancelled, not held, unknown) are left as they are. Called by the deliverer that held them,
+   * which owns their shards; in distributed mode a process that no longer holds a request's shard leaves it alone
+   * (it comes back on its own when due). Answers how many it moved.
+   */
+  wakeHeld(ids: readonly string[], now: number): Promise<number>;
+  /**
    * Makes final a cancel asked before the claim (`cancelMadeFinal`): the request ends `cancelled`, with no attempt.
    * `VersionConflict` as `recordAttempt`.
    */

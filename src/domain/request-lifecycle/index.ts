@@ -31,6 +31,8 @@ export {
   followedBy,
   handedBack,
   leaseReleased,
+  WOKEN_FROM,
+  woken,
   type NewRequestIdentity,
   type Transition,
 } from './transitions.js';

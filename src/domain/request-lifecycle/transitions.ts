@@ -81,6 +81,14 @@ export function handedBack(now: number, dueAt: number, waitingFor: WaitingFor | 
   return { set: { status: 'queued', dueAt, updatedAt: now, waitingFor } };
 }
 
+/** The status a held request waits in, the only one `woken` applies to (with a `waitingFor`, due later). */
+export const WOKEN_FROM: readonly StoredRequest['status'][] = ['queued'];
+
+/** Woken at `now`: a request a budget held back is due at once, as the budget now admits it (resumed, say). */
+export function woken(now: number): Transition {
+  return { set: { dueAt: now, updatedAt: now, waitingFor: null } };
+}
+
 /** The statuses whose lease a release ends. */
 export const RELEASED_FROM: readonly StoredRequest['status'][] = [LEASED_STATUS];
 
