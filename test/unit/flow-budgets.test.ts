@@ -168,7 +168,21 @@ describe('admission', () => {
     expect(first).toMatchObject({ start: false, waitingFor: { kind: 'flow_key', reason: 'paused', since: T }, until: T + 1_000 });
     if (first.start) return;
     const later = admit([queue, key], 'r', T + 60_000, first.waitingFor);
-    expect(later).toMatchObject({ waitingFor: { since: T }, until: T + 65_000 });
+    expect(later).toMatchObject({ waitingFor: { since: T }, until: T + 75_000 });
+    const long = admit([queue, key], 'r', T + 3_600_000, first.waitingFor);
+    expect(long).toMatchObject({ until: T + 3_660_000 });
+  });
+
+  it('a resume answers the requests the pause held, once', () => {
+    const key = named('p', limits({}));
+    key.budget.configure(limits({}), true);
+    admit([key], 'a', T, null);
+    admit([key], 'b', T, null);
+    expect(key.budget.state(T).waiting.paused).toBe(2);
+    expect(key.budget.configure(limits({}), true)).toEqual([]);
+    expect(key.budget.configure(limits({}), false).sort()).toEqual(['a', 'b']);
+    expect(key.budget.configure(limits({}), false)).toEqual([]);
+    expect(key.budget.state(T).waiting.paused).toBe(0);
   });
 
   it('a paused budget leaves requests that do not use it alone', () => {

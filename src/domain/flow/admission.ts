@@ -15,10 +15,14 @@ export type Admission =
 
 /** A promised start this close to now counts as now: a hand-back costs more than the wait. */
 const START_SLACK_MS = 5;
-/** A request held by a pause looks again this soon at first... */
+/**
+ * A request held by a pause looks again this soon at first, then less often the longer the pause lasts, up to a
+ * minute: a paused budget then costs a store write per held request per minute. A resume does not wait for that:
+ * the process that held them makes them due at once (`wakeHeld`); the recheck only serves requests no process
+ * remembers holding (held before a restart, say).
+ */
 const PAUSED_RECHECK_MIN_MS = 1_000;
-/** ...then less often the longer the pause lasts, up to this: a paused budget costs its requests little. */
-const PAUSED_RECHECK_MAX_MS = 5_000;
+const PAUSED_RECHECK_MAX_MS = 60_000;
 /** A request held for concurrency comes back within these bounds, whatever the mean duration of its calls. */
 const CONCURRENCY_WAIT_MIN_MS = 50;
 const CONCURRENCY_WAIT_MAX_MS = 30_000;

@@ -30,12 +30,24 @@ export class Budget {
   /** Requests held back (handed back to storage until `until`), and why. */
   private readonly held = new Map<string, { reason: HoldReason; until: number }>();
 
-  /** Applies stored limits and pause; `share` as above. A changed rate starts a fresh schedule. */
-  configure(limits: BudgetLimits, paused: boolean, share = 1): void {
+  /**
+   * Applies stored limits and pause; `share` as above. A changed rate starts a fresh schedule. Answers the requests
+   * held back by the pause when this resumes it, so they can be made due at once.
+   */
+  configure(limits: BudgetLimits, paused: boolean, share = 1): string[] {
     if (!sameRate(limits.rate, this.limits.rate) || share !== this.share) this.forgetPromises();
+    const resumed = this.paused && !paused;
     this.limits = limits;
     this.paused = paused;
     this.share = share;
+    if (!resumed) return [];
+    const woken: string[] = [];
+    for (const [id, h] of this.held) {
+      if (h.reason !== 'paused') continue;
+      woken.push(id);
+      this.held.delete(id);
+    }
+    return woken;
   }
 
   get configured(): boolean {

@@ -37,6 +37,7 @@ export class BudgetGate implements BudgetStates {
   private readonly live = new Map<string, Budget>();
   private readonly configs = new Map<string, BudgetConfig>();
   private readSince = 0;
+  private onResumed: ((requestIds: string[]) => void) | undefined;
   private timer: TimerHandle | undefined;
   private lastSweep = 0;
   private stopped = false;
@@ -53,13 +54,23 @@ export class BudgetGate implements BudgetStates {
     this.timer?.cancel();
   }
 
+  /** Who makes due at once the requests a pause held back here, when it is resumed (the delivery engine). */
+  whenResumed(wake: (requestIds: string[]) => void): void {
+    this.onResumed = wake;
+  }
+
   /** A configuration changed in this process (through the API): it holds here at once, not at the next read. */
   changed(config: BudgetConfig): void {
     const key = keyOf(config.projectId, config.kind, config.name);
     const known = this.configs.get(key);
-    if (known !== undefined && known.updatedAt > config.updatedAt) return;
+    if (known !== undefined && (known.updatedAt ?? 0) > (config.updatedAt ?? 0)) return;
     this.configs.set(key, config);
-    this.live.get(key)?.configure(config, config.paused, this.shareOf(config.kind, config.projectId, config.name));
+    this.apply(key, config);
+  }
+
+  private apply(key: string, config: BudgetConfig): void {
+    const woken = this.live.get(key)?.configure(config, config.paused, this.shareOf(config.kind, config.projectId, config.name)) ?? [];
+    if (woken.length > 0) this.onResumed?.(woken);
   }
 
   /** The budgets of a request, in the order they are asked: its queue, then its flow keys. */
@@ -137,7 +148,7 @@ export class BudgetGate implements BudgetStates {
       this.readSince = startedAt;
       // Shares follow the shards this process owns: apply them again to every configured budget.
       if (this.o.shareOf !== undefined) {
-        for (const [key, c] of this.configs) this.live.get(key)?.configure(c, c.paused, this.shareOf(c.kind, c.projectId, c.name));
+        for (const [key, c] of this.configs) this.apply(key, c);
       }
     } catch (err) {
       this.o.onError?.(err);

@@ -58,6 +58,8 @@ const EMPTY_LOOK_RETRY_MS = 10;
  * without its outcome, until the lease ran out.
  */
 const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
+/** Requests made due in one store call when a budget resumes. */
+const WAKE_BATCH = 500;
 
 /**
  * Delivers due requests: claims them from the store (at most as many as there are free slots, so memory stays
@@ -101,6 +103,7 @@ export class DeliveryEngine {
     const queueBound = gate === undefined ? undefined : (queue: string): number | null => gate.queueConcurrency(...splitQueueKey(queue));
     this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue, undefined, queueBound);
     this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
+    gate?.whenResumed((ids) => void this.wakeHeld(ids));
     this.warmUp = ConnectionWarmUp.possible(o.requests, o.transport)
       ? new ConnectionWarmUp({ ...o, onError: (err) => this.emit({ type: 'engine_error', error: `${String(err)} (opening connections ahead)` }) })
       : undefined;
@@ -290,6 +293,17 @@ export class DeliveryEngine {
   private track(work: Promise<void>): void {
     const done = work.finally(() => this.settled.delete(done));
     this.settled.add(done);
+  }
+
+  /** Makes the requests a resumed budget held back due now, and looks for them. */
+  private async wakeHeld(ids: readonly string[]): Promise<void> {
+    try {
+      for (let i = 0; i < ids.length; i += WAKE_BATCH) await this.o.requests.wakeHeld(ids.slice(i, i + WAKE_BATCH), this.o.clock.now());
+      this.wake();
+    } catch (err) {
+      // They come back on their own when their recheck falls due (a minute at most).
+      this.emit({ type: 'engine_error', error: `${String(err)} (waking requests a resumed budget held)` });
+    }
   }
 
   /** Hands back a request its budgets hold back, due when they will admit it, saying which one holds it. */
