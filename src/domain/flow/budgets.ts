@@ -64,6 +64,25 @@ export interface BudgetState {
 
 export const IDLE_STATE: BudgetState = { inFlight: 0, startedInPeriod: null, waiting: { rate: 0, concurrency: 0, paused: 0 }, admittedRate: null };
 
+/**
+ * A budget over the whole deployment: the sum of what each delivering process holds of it (each enforces a share of
+ * the limits, see `shares.ts`). With no process reporting it, it stands idle.
+ */
+export function sumStates(states: readonly BudgetState[]): BudgetState {
+  if (states.length === 1) return states[0]!;
+  let inFlight = 0;
+  let startedInPeriod: number | null = null;
+  let admittedRate: number | null = null;
+  const waiting = { rate: 0, concurrency: 0, paused: 0 };
+  for (const s of states) {
+    inFlight += s.inFlight;
+    if (s.startedInPeriod !== null) startedInPeriod = (startedInPeriod ?? 0) + s.startedInPeriod;
+    if (s.admittedRate !== null) admittedRate = Math.round(((admittedRate ?? 0) + s.admittedRate) * 100) / 100;
+    for (const r of HOLD_REASONS) waiting[r] += s.waiting[r];
+  }
+  return states.length === 0 ? IDLE_STATE : { inFlight, startedInPeriod, waiting, admittedRate };
+}
+
 /** A request names at most this many flow keys. */
 export const MAX_FLOW_KEYS = 4;
 /** A flow key: 1–64 letters, digits, `.`, `-`, `_`, `:`. */

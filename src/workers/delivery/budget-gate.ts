@@ -4,7 +4,7 @@ import { admit, type Admission, type NamedBudget } from '../../domain/flow/admis
 import { Budget } from '../../domain/flow/budget.js';
 import { IDLE_STATE, type BudgetConfig, type BudgetKind, type BudgetState } from '../../domain/flow/budgets.js';
 import type { StoredRequest } from '../../domain/request.js';
-import type { BudgetStates, BudgetStore } from '../../ports/budgets.js';
+import type { BudgetStates, BudgetStore, PublishedBudgetState } from '../../ports/budgets.js';
 
 export interface BudgetGateOptions {
   readonly budgets: BudgetStore;
@@ -113,6 +113,17 @@ export class BudgetGate implements BudgetStates {
     const config = this.configs.get(keyOf(projectId, kind, name));
     const rate = config?.rate ?? null;
     return Promise.resolve(rate === null ? IDLE_STATE : { ...IDLE_STATE, startedInPeriod: 0, admittedRate: rate.limit * this.shareOf(kind, projectId, name) });
+  }
+
+  /** The budgets with something to show (configured, in flight or holding requests back), with their state. */
+  *active(): Iterable<PublishedBudgetState> {
+    const now = this.o.clock.now();
+    for (const [key, b] of this.live) {
+      const state = b.state(now);
+      if (!b.configured && state.inFlight === 0 && state.waiting.rate + state.waiting.concurrency + state.waiting.paused === 0) continue;
+      const [projectId, kind, name] = key.split('\u0000') as [string, BudgetKind, string];
+      yield { projectId, kind, name, state };
+    }
   }
 
   /** Every live budget of a kind, for the metrics: project, name and state. */
