@@ -1,5 +1,6 @@
 import type { Transition } from '../domain/request-lifecycle/index.js';
-import type { RequestPatch } from '../domain/request.js';
+import type { RequestPatch, StoredRequest } from '../domain/request.js';
+import { waitingForColumn } from './request-json-columns.js';
 
 /**
  * Patchable request fields and their column names, the same in every backend's schema. The order is fixed so each
@@ -14,9 +15,17 @@ export const PATCH_COLUMNS = {
   completedAt: 'completed_at',
   cancelledAt: 'cancelled_at',
   cancelRequestedAt: 'cancel_requested_at',
+  waitingFor: 'waiting_for',
 } as const satisfies Record<keyof Required<RequestPatch>, string>;
 
-export const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as Array<keyof typeof PATCH_COLUMNS>;
+export type PatchField = keyof typeof PATCH_COLUMNS;
+
+export const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as PatchField[];
+
+/** A patchable field's value as both schemas hold it: `waitingFor` as JSON text (null stays null), the rest as is. */
+export function patchValue<F extends PatchField>(field: F, value: StoredRequest[F]): string | number | null {
+  return field === 'waitingFor' ? waitingForColumn(value as StoredRequest['waitingFor']) : (value as string | number | null);
+}
 
 /**
  * A transition as SQL assignments (`column = ?`, and `column = COALESCE(column, ?)` for what it sets only where
@@ -30,10 +39,10 @@ export function transitionAssignments(t: Transition): { sql: string; values: Arr
     const ifUnset = t.setIfUnset?.[field];
     if (value !== undefined) {
       sql += `${PATCH_COLUMNS[field]} = ?, `;
-      values.push(value);
+      values.push(patchValue(field, value));
     } else if (ifUnset !== undefined) {
       sql += `${PATCH_COLUMNS[field]} = COALESCE(${PATCH_COLUMNS[field]}, ?), `;
-      values.push(ifUnset);
+      values.push(patchValue(field, ifUnset));
     }
   }
   return { sql, values };

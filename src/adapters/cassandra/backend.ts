@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Backend } from '../../ports/backend.js';
 import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../ports/work-shards.js';
+import { CassandraBudgetStore } from './budgets.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
@@ -72,6 +73,7 @@ export function cassandraBackend(session: CassandraSession, o: CassandraStoreOpt
     usage: new CassandraUsageStore(session, clock),
     projects: new CassandraProjectStore(session),
     secrets: new CassandraSecretStore(session),
+    budgets: new CassandraBudgetStore(session, clock),
     // A read of the coordinator's own row: cheap, and it answers only while a node takes queries.
     ready: async () => {
       await session.read('SELECT release_version FROM system.local', [], 'the readiness probe');

@@ -7,11 +7,22 @@ import { cancelAsked } from './schema/005-cancel-asked.js';
 import { listSchedule } from './schema/006-list-schedule.js';
 import { keyLastUse } from './schema/007-key-last-use.js';
 import { previousRun } from './schema/008-previous-run.js';
+import { flowControl } from './schema/009-flow-control.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
 /** Every schema version, in order. Released entries never change; a change of schema is a new entry. */
-export const MIGRATIONS: readonly Migration[] = [core, requests, idempotencyPlans, schedules, cancelAsked, listSchedule, keyLastUse, previousRun];
+export const MIGRATIONS: readonly Migration[] = [
+  core,
+  requests,
+  idempotencyPlans,
+  schedules,
+  cancelAsked,
+  listSchedule,
+  keyLastUse,
+  previousRun,
+  flowControl,
+];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
 

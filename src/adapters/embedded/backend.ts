@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Backend } from '../../ports/backend.js';
 import { StorageUnavailable } from '../../ports/errors.js';
+import { EmbeddedBudgetStore } from './budgets.js';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from './database.js';
 import { EmbeddedIdempotencyStore } from './idempotency.js';
 import { EmbeddedProjectStore } from './projects.js';
@@ -37,6 +38,7 @@ export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBa
     usage: new EmbeddedUsageStore(db),
     projects: new EmbeddedProjectStore(db),
     secrets: new EmbeddedSecretStore(db),
+    budgets: new EmbeddedBudgetStore(db),
     ready: () => probeEmbedded(db),
     close: () => db.close(),
   };

@@ -158,6 +158,31 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE schedules ADD COLUMN previous_run_at INTEGER;
   ALTER TABLE schedules ADD COLUMN previous_run_outcome TEXT;
   `,
+  `
+  -- Flow control (src/domain/flow/). A request's flow keys as a JSON array, NULL for none (most requests), and the
+  -- budget that last held it back as JSON, NULL when none did.
+  ALTER TABLE requests ADD COLUMN flow_keys TEXT;
+  ALTER TABLE requests ADD COLUMN waiting_for TEXT;
+
+  -- The budgets of queues and flow keys. updated_at is set by a change of limits or pause only, so a row a request
+  -- created by using its queue (noted_at alone) is never among the changes delivering processes poll for.
+  CREATE TABLE budgets (
+    project_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    rate_limit INTEGER,
+    rate_period_ms INTEGER,
+    rate_burst INTEGER,
+    concurrency INTEGER,
+    adaptive INTEGER NOT NULL DEFAULT 1,
+    paused INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER,
+    noted_at INTEGER,
+    PRIMARY KEY (project_id, kind, name)
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE INDEX budgets_changed ON budgets (updated_at) WHERE updated_at IS NOT NULL;
+  `,
 ];
 
 /**

@@ -8,7 +8,10 @@ import type { Claim } from '../../ports/requests.js';
 export class EmbeddedClaim implements Claim {
   constructor(readonly request: StoredRequest) {}
 
-  /** The change writes only the request's state: the body and headers already sent go. */
+  /**
+   * The change writes only the request's state: the body and headers already sent go. The flow keys stay: the
+   * deliverer still answers to their budgets until the attempt is settled.
+   */
   sent(): Claim {
     return new EmbeddedClaim({ ...this.request, body: null, headers: [], metadata: {} });
   }

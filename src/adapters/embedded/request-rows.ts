@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
 import { CLAIMED_FROM } from '../../domain/request-lifecycle/index.js';
+import { flowKeysColumn, flowKeysFromColumn, waitingForColumn, waitingForFromColumn } from '../request-json-columns.js';
 import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
 
@@ -15,7 +16,7 @@ const READ_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'body', 'content_type', 'max_attempts', 'timeout_seconds',
   'queue', 'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
-  'version',
+  'version', 'flow_keys', 'waiting_for',
 ] as const;
 
 /** A `requests` row read in raw mode with `REQUEST_SELECT_LIST`. */
@@ -25,7 +26,7 @@ type RequestValues = [
   source: string, replayed_from_request_id: string | null, schedule_id: string | null, status: string,
   scheduled_at: number | null, due_at: number | null, attempt_count: number, created_at: number, updated_at: number,
   started_at: number | null, completed_at: number | null, cancelled_at: number | null,
-  cancel_requested_at: number | null, version: number,
+  cancel_requested_at: number | null, version: number, flow_keys: string | null, waiting_for: string | null,
 ];
 
 /** For SELECT and RETURNING of statements whose rows go through `requestFromValues`, prepared in raw mode. */
@@ -39,7 +40,7 @@ export function lowerUrl(url: string): string {
   return url.toLowerCase();
 }
 
-/** Runs `INSERT_REQUEST` for one request. Only headers and metadata need JSON: they have no column of their own. */
+/** Runs `INSERT_REQUEST` for one request. Fields without a column type of their own go as JSON text. */
 export function insertRequest(insert: Database.Statement, r: StoredRequest): void {
   insert.run(
     lowerUrl(r.url), r.id, r.projectId, r.url, r.method,
@@ -48,6 +49,7 @@ export function insertRequest(insert: Database.Statement, r: StoredRequest): voi
     r.body, r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
+    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor),
   );
 }
 
@@ -79,6 +81,8 @@ export function requestFromValues(v: unknown): StoredRequest {
     cancelledAt: row[22],
     cancelRequestedAt: row[23],
     version: row[24],
+    flowKeys: flowKeysFromColumn(row[25]),
+    waitingFor: waitingForFromColumn(row[26]),
   };
 }
 

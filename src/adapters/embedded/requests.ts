@@ -1,3 +1,4 @@
+import type { WaitingFor } from '../../domain/flow/budgets.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
 import {
   TERMINAL_STATUSES,
@@ -70,8 +71,8 @@ export class EmbeddedRequestStore implements RequestStore {
     return this.db.read(() => this.db.statement(sql).get(projectId, cutoff) !== undefined);
   }
 
-  async handBack(claim: Claim, now: number, dueAt: number): Promise<void> {
-    await this.changeClaimed(claim, handedBack(now, dueAt));
+  async handBack(claim: Claim, now: number, dueAt: number, waitingFor: WaitingFor | null = null): Promise<void> {
+    await this.changeClaimed(claim, handedBack(now, dueAt, waitingFor));
   }
 
   async cancelClaimed(claim: Claim, now: number): Promise<void> {

@@ -4,6 +4,7 @@ import { RELEASED_FROM, claimed, leaseReleased, type Transition } from '../../do
 import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
 import { VersionConflict, type RecordedState } from '../../ports/requests.js';
+import { budgetWriteOps } from './budget-rows.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
@@ -181,6 +182,8 @@ export const writeOps = {
     db.statement('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)').run(a.name, a.candidate);
     return plainBytes(db.statement('SELECT value FROM secrets WHERE name = ?').pluck().get(a.name) as Uint8Array)!;
   },
+
+  ...budgetWriteOps,
 } satisfies Record<string, (db: Connection, args: never) => unknown>;
 
 export type WriteOps = typeof writeOps;

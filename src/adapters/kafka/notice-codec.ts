@@ -52,6 +52,12 @@ function carriedNotice(shard: number, requestId: string, text: string): DecodedN
   const wellFormed =
     id === requestId && typeof version === 'number' && typeof createdAt === 'number' && (body === null || typeof body === 'string');
   if (!wellFormed) return { kind: 'work', requestId, shard, dueAt };
-  const request = { ...parsed, body: body === null ? null : new Uint8Array(Buffer.from(body, 'base64')) } as unknown as StoredRequest;
+  // A notice from a process of an earlier version carries a request without flow control's fields.
+  const request = {
+    ...parsed,
+    body: body === null ? null : new Uint8Array(Buffer.from(body, 'base64')),
+    flowKeys: parsed['flowKeys'] ?? [],
+    waitingFor: parsed['waitingFor'] ?? null,
+  } as unknown as StoredRequest;
   return { kind: 'work', requestId, shard, dueAt, request };
 }

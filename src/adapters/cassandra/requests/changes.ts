@@ -2,7 +2,7 @@ import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { applied, isTerminal, type Transition } from '../../../domain/request-lifecycle/index.js';
 import { shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import { PATCH_COLUMNS, PATCH_FIELDS } from '../../request-patch-columns.js';
+import { PATCH_COLUMNS, PATCH_FIELDS, patchValue } from '../../request-patch-columns.js';
 import type { OwnerTimestamps } from '../ownership/owner-timestamps.js';
 import { timestampValue, type CassandraSession, type Statement } from '../session.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
@@ -154,7 +154,7 @@ export class RequestChanges {
   private ownerUpdate(next: StoredRequest, stamp: bigint): Statement {
     return {
       query: this.updateQuery,
-      params: [timestampValue(stamp), ...PATCH_FIELDS.map((f) => next[f]), next.version, next.id],
+      params: [timestampValue(stamp), ...PATCH_FIELDS.map((f) => patchValue(f, next[f])), next.version, next.id],
     };
   }
 }

@@ -9,6 +9,7 @@ import type {
   StoredRequest,
 } from '../../../domain/request.js';
 import { cancelAsRead, statusAsRead } from '../../../domain/request-lifecycle/index.js';
+import { flowKeysColumn, flowKeysFromColumn, waitingForColumn, waitingForFromColumn } from '../../request-json-columns.js';
 import { blob, millis, timestampValue, type CassandraSession, type Statement } from '../session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
@@ -16,7 +17,7 @@ export const REQUEST_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'content_type', 'max_attempts', 'timeout_seconds', 'queue',
   'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
-  'version',
+  'version', 'flow_keys', 'waiting_for',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -139,6 +140,8 @@ function requestFromRow(row: types.Row): StoredRequest {
     // The deliverer takes a cancel asked for by others as requested of it.
     cancelRequestedAt: millis(row['cancel_requested_at']) ?? millis(row['cancel_asked_at']),
     version: row['version'] as number,
+    flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
+    waitingFor: waitingForFromColumn(row['waiting_for'] as string | null),
   };
 }
 
@@ -178,6 +181,7 @@ export function requestValues(r: StoredRequest): unknown[] {
     r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
+    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor),
   ];
   return values.map((v) => v ?? types.unset);
 }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../../../domain/clock.js';
+import type { WaitingFor } from '../../../domain/flow/budgets.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { ACTIVE_STATUSES, cancelMadeFinal, handedBack, type Settlement } from '../../../domain/request-lifecycle/index.js';
 import { allShards, shardOf } from '../../../domain/shards.js';
@@ -220,9 +221,9 @@ export class CassandraRequestStore implements RequestStore {
     });
   }
 
-  handBack(claim: Claim, now: number, dueAt: number): Promise<void> {
+  handBack(claim: Claim, now: number, dueAt: number, waitingFor: WaitingFor | null = null): Promise<void> {
     return this.inFlight.run(async () => {
-      await this.claimChanges.change(claim, handedBack(now, dueAt), 'handing a request back');
+      await this.claimChanges.change(claim, handedBack(now, dueAt, waitingFor), 'handing a request back');
     });
   }
 
