@@ -1,4 +1,4 @@
-import { create, fromBinary, toBinary, toJson, type DescMessage, type DescService } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary, toJson, type DescMessage, type DescService, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { base64Decode } from '@bufbuild/protobuf/wire';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { status as GrpcStatus } from '@grpc/grpc-js';
@@ -61,11 +61,11 @@ function asJson(b: Budget): BudgetObject {
   };
 }
 
-interface Rpc {
+interface Rpc<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
   readonly service: DescService;
   readonly method: string;
-  readonly input: DescMessage;
-  readonly output: DescMessage;
+  readonly input: I;
+  readonly output: O;
 }
 
 const RPC = {
@@ -95,16 +95,16 @@ class Protocols {
     private readonly grpcAddress: string,
   ) {}
 
-  async viaGrpc(rpc: Rpc, message: Record<string, unknown>) {
+  async viaGrpc<I extends DescMessage, O extends DescMessage>(rpc: Rpc<I, O>, message: MessageInitShape<I>) {
     let client = this.grpc.get(rpc.service);
     if (client === undefined) this.grpc.set(rpc.service, (client = new GrpcTestClient(rpc.service, this.grpcAddress, this.api.apiKey)));
-    return client.call(rpc.method, rpc.input, rpc.output, message as never);
+    return client.call(rpc.method, rpc.input, rpc.output, message);
   }
 
   /** A Connect unary call; the body is the canonical Protobuf JSON of `message`, or its binary form. */
-  async viaConnect(rpc: Rpc, message: Record<string, unknown> | string, binary: boolean): Promise<{ status: number; body: unknown }> {
+  async viaConnect<I extends DescMessage, O extends DescMessage>(rpc: Rpc<I, O>, message: MessageInitShape<I> | string, binary: boolean): Promise<{ status: number; body: unknown }> {
     const body = typeof message === 'string' ? message
-      : binary ? toBinary(rpc.input, create(rpc.input, message as never)) : JSON.stringify(toJson(rpc.input, create(rpc.input, message as never)));
+      : binary ? toBinary(rpc.input, create(rpc.input, message)) : JSON.stringify(toJson(rpc.input, create(rpc.input, message)));
     const res = await fetch(`${this.api.baseUrl}/${rpc.service.typeName}/${rpc.method}`, {
       method: 'POST',
       headers: { 'content-type': binary ? 'application/proto' : 'application/json', authorization: `Bearer ${this.api.apiKey}` },
@@ -136,30 +136,30 @@ describe('BudgetService over gRPC and Connect', () => {
   it('sets, reads, pauses, resumes and lists queues with the same answers as the JSON API', async () => {
     const set = await p.viaGrpc(RPC.setQueue, { name: 'billing', rate: { limit: 10, period: '60s' }, concurrency: 5 });
     if (!set.ok) throw set.error;
-    const answered = asJson((set.value as { queue: Budget }).queue);
+    const answered = asJson(set.value.queue!);
     expect(answered).toMatchObject({ name: 'billing', rate: { limit: 10, period: '1m', burst: 10 }, concurrency: 5, adaptive: true, paused: false });
     expect(await queues.ok(queues.get('billing'))).toEqual(answered);
 
     const paused = await p.viaGrpc(RPC.pauseQueue, { name: 'billing' });
     if (!paused.ok) throw paused.error;
-    expect(asJson((paused.value as { queue: Budget }).queue)).toEqual(await queues.ok(queues.get('billing')));
+    expect(asJson(paused.value.queue!)).toEqual(await queues.ok(queues.get('billing')));
     const resumed = await p.viaConnect(RPC.resumeQueue, { name: 'billing' }, true);
     expect(resumed.status).toBe(200);
-    expect(asJson((resumed.body as { queue: Budget }).queue)).toEqual(await queues.ok(queues.get('billing')));
+    expect(asJson((resumed.body as MessageShape<typeof ResumeQueueResponseSchema>).queue!)).toEqual(await queues.ok(queues.get('billing')));
 
     const got = await p.viaGrpc(RPC.getQueue, { name: 'never-used' });
     if (!got.ok) throw got.error;
-    expect(asJson((got.value as { queue: Budget }).queue)).toEqual(await queues.ok(queues.get('never-used')));
+    expect(asJson(got.value.queue!)).toEqual(await queues.ok(queues.get('never-used')));
 
     await queues.ok(queues.pause('alpha'));
     const listed = await p.viaGrpc(RPC.listQueues, { limit: 1 });
     if (!listed.ok) throw listed.error;
-    const page = listed.value as { items: Budget[]; nextCursor?: string };
+    const page = listed.value;
     const json = await queues.list('limit=1');
     expect({ items: page.items.map(asJson), next_cursor: page.nextCursor ?? null }).toEqual(json.body.data);
     const next = await p.viaGrpc(RPC.listQueues, { limit: 1, cursor: page.nextCursor });
     if (!next.ok) throw next.error;
-    expect((next.value as { items: Budget[] }).items.map((b) => b.name)).toEqual(['billing']);
+    expect(next.value.items.map((b) => b.name)).toEqual(['billing']);
   });
 
   it('does the same for flow keys over Connect JSON, in the canonical Protobuf JSON', async () => {
@@ -171,7 +171,7 @@ describe('BudgetService over gRPC and Connect', () => {
     expect(paused.body).toMatchObject({ flowKey: { name: 'customer:7', paused: true } });
     const got = await p.viaGrpc(RPC.getKey, { key: 'customer:7' });
     if (!got.ok) throw got.error;
-    expect(asJson((got.value as { flowKey: Budget }).flowKey)).toEqual(await keys.ok(keys.get('customer:7')));
+    expect(asJson(got.value.flowKey!)).toEqual(await keys.ok(keys.get('customer:7')));
     const listed = await p.viaConnect(RPC.listKeys, {}, false);
     expect(listed.body).toMatchObject({ items: [{ name: 'customer:7', paused: true }] });
   });
@@ -184,7 +184,7 @@ describe('BudgetService over gRPC and Connect', () => {
     const batch = await p.viaConnect(RPC.batch, { idempotencyKey: 'k-1', requests: [{ url: DEST, flowKeys: ['f'] }] }, true);
     expect(batch.status).toBe(200);
     const ids = [
-      (sent.value as { acceptance: { id: string } }).acceptance.id,
+      sent.value.acceptance!.id,
       (created.body as { acceptance: { id: string } }).acceptance.id,
       (batch.body as { requests: Array<{ id: string }> }).requests[0]!.id,
     ];
@@ -192,13 +192,13 @@ describe('BudgetService over gRPC and Connect', () => {
     for (const [i, id] of ids.entries()) {
       const got = await p.viaGrpc(RPC.getRequest, { requestId: id });
       if (!got.ok) throw got.error;
-      const request = (got.value as { request: { flowKeys: string[]; waitingFor?: unknown } }).request;
+      const request = got.value.request!;
       expect(request.flowKeys).toEqual(expected[i]);
       expect(request.waitingFor).toBeUndefined();
     }
     const listed = await p.viaGrpc(RPC.listRequests, {});
     if (!listed.ok) throw listed.error;
-    const items = (listed.value as { items: Array<{ id: string; flowKeys: string[] }> }).items;
+    const { items } = listed.value;
     expect(new Map(items.map((i) => [i.id, i.flowKeys]))).toEqual(new Map(ids.map((id, i) => [id, expected[i]])));
   });
 });
