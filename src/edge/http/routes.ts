@@ -112,11 +112,11 @@ function readRoute(method: DescMethod): Route {
   const headers = opt.headers.map((h): HeaderRoute => {
     const field = bind(h.field, `header "${h.name}"`);
     if (h.name === '') fail('a header binding has no name');
+    if (h.prefix && h.list) fail(`header "${h.name}" cannot be both a prefix and a list`);
     const ok = h.prefix
       ? field.fieldKind === 'map' && field.mapKey === ScalarType.STRING && field.mapKind === 'scalar' && field.scalar === ScalarType.STRING
       : isScalar(field, ScalarType.STRING);
     if (!ok) fail(`header field "${h.field}" must be ${h.prefix ? 'a map<string, string>' : 'a singular string'}`);
-    if (h.prefix && h.list) fail(`header "${h.name}" cannot be both a prefix and a list`);
     return { name: h.name, lowerName: h.name.toLowerCase(), field, prefix: h.prefix, list: h.list };
   });
 
