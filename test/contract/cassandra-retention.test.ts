@@ -87,7 +87,7 @@ describe('Cassandra request retention through TTL', () => {
     const { session, requests } = backend;
     const now = Date.now();
     await createProject(backend, PROJECT_D, 30);
-    const r = aRequest({ projectId: PROJECT_D, createdAt: now, dueAt: now, body: new Uint8Array([7, 7]) });
+    const r = aRequest({ projectId: PROJECT_D, createdAt: now, dueAt: now, body: new Uint8Array([7, 7]), flowKeys: ['customer:7'] });
     await requests.insertMany([r]);
     let rewrites = 0;
     const restore = interceptRewrites(session, (write) => {
@@ -99,7 +99,7 @@ describe('Cassandra request retention through TTL', () => {
       const ttlOf = async (column: string, where = '') =>
         (await session.read(`SELECT TTL(${column}) AS ttl FROM ${session.table('requests')} WHERE id = ? ${where} LIMIT 1`, [r.id], 'reading a TTL', 5000)).first()?.['ttl'] as number | null;
       const thirtyDays = 30 * 86_400;
-      for (const column of ['url', 'status', 'body']) expect(await ttlOf(column)).toBeGreaterThan(thirtyDays - 120);
+      for (const column of ['url', 'status', 'body', 'flow_keys']) expect(await ttlOf(column)).toBeGreaterThan(thirtyDays - 120);
       expect(await ttlOf('attempt_status', 'AND attempt_number = 1')).toBeGreaterThan(thirtyDays - 120);
       const entry = await session.read(`SELECT TTL(url_lower) AS ttl FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ?`, [PROJECT_D, Math.floor(now / DAY)], 'reading a TTL', 5000);
       expect(entry.first()?.['ttl']).toBeGreaterThan(thirtyDays - 120);

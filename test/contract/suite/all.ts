@@ -1,4 +1,5 @@
 import { describeAcceptResumeContract } from './accept-resume.js';
+import { describeBudgetStoreContract } from './budgets.js';
 import { describeDurabilityContract } from './durability.js';
 import type { BackendFactory, ReopenableStorage } from './harness.js';
 import { describeIdempotencyStoreContract } from './idempotency.js';
@@ -7,6 +8,7 @@ import { describeReadinessContract } from './readiness.js';
 import { describeRequestCancelContract } from './request-cancels.js';
 import { describeRequestChangeContract } from './request-changes.js';
 import { describeRequestClaimContract } from './request-claims.js';
+import { describeRequestFlowContract } from './request-flow.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
 import { describeScheduleStoreContract } from './schedules.js';
@@ -24,6 +26,7 @@ export function describeBackendContracts(makeBackend: BackendFactory, makeStorag
   describeUsageStoreContract(makeBackend);
   describeProjectStoreContract(makeBackend);
   describeSecretStoreContract(makeBackend);
+  describeBudgetStoreContract(makeBackend);
   describeDurabilityContract(makeStorage);
   describeReadinessContract(makeBackend);
 }
@@ -36,4 +39,5 @@ export function describeClaimContracts(makeBackend: BackendFactory): void {
   describeRequestClaimContract(makeBackend);
   describeRequestChangeContract(makeBackend);
   describeRequestCancelContract(makeBackend);
+  describeRequestFlowContract(makeBackend);
 }

@@ -7,7 +7,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
     it('keeps every kind of record across close and reopen', async () => {
       const storage = await makeStorage();
       const first = await storage.open();
-      const r = aRequest({ body: awkwardBytes(), headers: [['X-A', '1']], metadata: { k: 'v' } });
+      const r = aRequest({ body: awkwardBytes(), headers: [['X-A', '1']], metadata: { k: 'v' }, flowKeys: ['customer:1'] });
       const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, createdAt: T0 };
       const key = { keyId: 'key_1', projectId: PROJECT_A, secretHash: new Uint8Array([1, 2, 3]), createdAt: T0, revokedAt: null, lastUsedAt: T0 + 5 };
       await first.projects.createProject(project);
@@ -21,6 +21,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       const secret = await first.secrets.getOrCreate('s', new Uint8Array([9, 9]));
       const signing = { projectId: PROJECT_A, secret: new Uint8Array([7, 7, 7]), createdAt: T0, retiresAt: null };
       await first.projects.rotateSigningSecret(signing, T0);
+      const budget = await first.budgets.putLimits(PROJECT_A, 'flow_key', 'customer:1', { rate: { limit: 5, periodMs: 1_000, burst: 5 }, concurrency: 2, adaptive: true }, T0);
       await first.close();
 
       const second = await storage.open();
@@ -33,6 +34,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
         expect(await second.usage.used(PROJECT_A, '2030-01')).toBe(3);
         expect(await second.secrets.getOrCreate('s', new Uint8Array([0]))).toStrictEqual(secret);
         expect(await second.projects.activeSigningSecrets(PROJECT_A, T0)).toStrictEqual([signing]);
+        expect(await second.budgets.get(PROJECT_A, 'flow_key', 'customer:1')).toStrictEqual(budget);
       } finally {
         await second.close();
       }
