@@ -20,8 +20,9 @@ describe.each([['queues', 'billing.eu'], ['flowKeys', 'vendor:acme']] as const)(
   it('gets, puts, pauses, resumes and lists, typed from the API', async () => {
     const ferry = await client();
     const budgets = ferry[resource];
-    const never: Budget = await budgets.get(name);
-    expect(never).toMatchObject({ name, rate: null, concurrency: null, adaptive: true, paused: false, updated_at: null });
+    const never = await budgets.get(name);
+    const read: Budget = never;
+    expect(read).toMatchObject({ name, rate: null, concurrency: null, adaptive: true, paused: false, updated_at: null });
     expect(never.requestId).toEqual(expect.any(String));
 
     const limits: BudgetLimits = { rate: { limit: 10, period: '60s' }, concurrency: 5 };
