@@ -129,7 +129,8 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item, index }) => this.toStored(project, item, identity[index]!));
         progress.inserting = true;
-        await Promise.all([this.requests.insertMany(stored), this.queues?.note(project.id, stored)]);
+        const noting = this.queues?.note(project.id, stored);
+        await (noting === undefined ? this.requests.insertMany(stored) : Promise.all([this.requests.insertMany(stored), noting]));
         this.onAccepted(stored);
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }

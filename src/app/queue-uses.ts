@@ -24,8 +24,11 @@ export class QueueUses {
     private readonly onError: (err: unknown) => void = () => undefined,
   ) {}
 
-  /** Writes the queues of these requests not yet noted; resolves once written, and never rejects. */
-  async note(projectId: string, requests: readonly StoredRequest[]): Promise<void> {
+  /**
+   * Writes the queues of these requests not yet noted: undefined when there are none (the usual case, which costs
+   * only lookups), else a promise that resolves once written and never rejects.
+   */
+  note(projectId: string, requests: readonly StoredRequest[]): Promise<void> | undefined {
     let known = this.noted.get(projectId);
     let fresh: string[] | undefined;
     for (const r of requests) {
@@ -40,12 +43,15 @@ export class QueueUses {
       this.count++;
       (fresh ??= []).push(r.queue);
     }
-    if (fresh === undefined) return;
+    return fresh === undefined ? undefined : this.write(projectId, fresh);
+  }
+
+  private async write(projectId: string, queues: readonly string[]): Promise<void> {
     try {
-      await this.budgets.noteQueuesUsed(projectId, fresh, this.clock.now());
+      await this.budgets.noteQueuesUsed(projectId, queues, this.clock.now());
     } catch (err) {
       const set = this.noted.get(projectId);
-      for (const queue of fresh) if (set?.delete(queue)) this.count--;
+      for (const queue of queues) if (set?.delete(queue)) this.count--;
       this.onError(err);
     }
   }

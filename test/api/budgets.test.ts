@@ -71,8 +71,9 @@ describe.each(KINDS)('/$path', ({ path, code, field, name }) => {
     expect(limited).toMatchObject({ paused: true, concurrency: 3 });
     const resumed = await b.ok(b.resume(`${name}-pause`));
     expect(resumed).toMatchObject({ paused: false, concurrency: 3 });
-    expect(await b.ok(b.resume(`${name}-pause`))).toMatchObject({ paused: false, concurrency: 3 });
-    expect(await b.ok(b.get(`${name}-pause`))).toEqual(await b.ok(b.resume(`${name}-pause`)).then((r) => ({ ...r, updated_at: expect.any(String) })));
+    const again = await b.ok(b.resume(`${name}-pause`));
+    expect(again).toMatchObject({ paused: false, concurrency: 3 });
+    expect(await b.ok(b.get(`${name}-pause`))).toEqual(again);
   });
 
   it.each(BAD_LIMITS)('refuses $name with 422 naming the field, storing nothing', async ({ body, code: want, field: at }) => {
