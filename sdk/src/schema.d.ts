@@ -4,6 +4,144 @@
  */
 
 export interface paths {
+    "/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListQueues lists the queues the project has used or configured, in name order, one page at a time. */
+        get: operations["ListQueues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/queues/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetQueue returns one queue with its limits and live state; a queue never configured reads without limits. */
+        get: operations["GetQueue"];
+        /** SetQueueLimits replaces the whole configuration of a queue: a limit left out is no limit. */
+        put: operations["SetQueueLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/queues/{name}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** PauseQueue stops new attempts from starting under a queue; attempts in flight finish. */
+        post: operations["PauseQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/queues/{name}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ResumeQueue lets attempts start under a paused queue again. */
+        post: operations["ResumeQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListFlowKeys lists the project's configured or paused flow keys, in name order, one page at a time. */
+        get: operations["ListFlowKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetFlowKey returns one flow key with its limits and live state; a flow key never configured reads without limits. */
+        get: operations["GetFlowKey"];
+        /** SetFlowKeyLimits replaces the whole configuration of a flow key: a limit left out is no limit. */
+        put: operations["SetFlowKeyLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-keys/{key}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** PauseFlowKey stops new attempts from starting under a flow key; attempts in flight finish. */
+        post: operations["PauseFlowKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flow-keys/{key}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** ResumeFlowKey lets attempts start under a paused flow key again. */
+        post: operations["ResumeFlowKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -347,6 +485,68 @@ export interface components {
             };
             /** @description A key unique within the batch that deduplicates this item across batches and single creation. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Unique within the batch. */
             idempotency_key?: string;
+            /** @description Up to 4 flow keys (1 to 64 letters, digits, `.`, `-`, `_`, `:`, none twice): each attempt must fit the budget of every one of them besides its queue's. */
+            flow_keys?: string[];
+        };
+        /** @description Budget is a queue or a flow key: its limits, whether it is paused, and how it stands now. A name never configured reads without limits, not paused. */
+        Budget: {
+            /** @description The queue's or flow key's name. */
+            name: string;
+            /** @description The rate limit; absent without one. */
+            rate: components["schemas"]["RateLimit"] | null;
+            /**
+             * Format: int32
+             * @description The most attempts in flight at once; absent without a limit.
+             */
+            concurrency: number | null;
+            /** @description True when a destination's 429 or 503 lowers the admitted rate for a while. */
+            adaptive: boolean;
+            /** @description True while no new attempt starts under this budget. */
+            paused: boolean;
+            /**
+             * Format: int32
+             * @description Attempts in flight now.
+             */
+            in_flight: number;
+            /**
+             * Format: int32
+             * @description Attempts started in the current period; absent without a rate.
+             */
+            started_in_period: number | null;
+            /** @description Requests this budget holds back now, by reason. */
+            waiting: components["schemas"]["BudgetWaiting"];
+            /** @description Attempts per period admitted now: the limit, lower while a destination has slowed it; absent without a rate. */
+            admitted_rate: number | null;
+            /**
+             * Format: date-time
+             * @description When the limits or the pause last changed; absent for a budget never configured.
+             */
+            updated_at: string | null;
+        };
+        /**
+         * @description BudgetKind tells what a budget is named after.
+         *     - `queue`: A queue of the project: every request counts against its queue.
+         *     - `flow_key`: A flow key a request names in `flow_keys`.
+         * @enum {string}
+         */
+        BudgetKind: "queue" | "flow_key";
+        /** @description BudgetWaiting counts the requests a budget holds back, by reason. */
+        BudgetWaiting: {
+            /**
+             * Format: int32
+             * @description Held back by the rate.
+             */
+            rate: number;
+            /**
+             * Format: int32
+             * @description Held back by the concurrency limit.
+             */
+            concurrency: number;
+            /**
+             * Format: int32
+             * @description Held back because the budget is paused.
+             */
+            paused: number;
         };
         /** @description CancelRequestResponse reports the cancellation. */
         CancelRequestResponse: {
@@ -409,7 +609,7 @@ export interface components {
              * @description The stable machine-readable code.
              * @enum {string}
              */
-            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_FLOW_KEY" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_BUDGET" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description A human-readable explanation; not stable. */
             message: string;
             /** @description The input field at fault as a JSON path such as `requests[2].url`, or null. */
@@ -424,6 +624,14 @@ export interface components {
             meta: null;
             request_id: components["schemas"]["RequestId"];
         };
+        /**
+         * @description HoldReason tells why a budget holds a request back.
+         *     - `rate`: The budget's rate admits no more attempts in this period.
+         *     - `concurrency`: The budget has as many attempts in flight as its concurrency allows.
+         *     - `paused`: The budget is paused.
+         * @enum {string}
+         */
+        HoldReason: "rate" | "concurrency" | "paused";
         /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at`; the other members are null. */
         IntervalTiming: {
             /**
@@ -465,6 +673,20 @@ export interface components {
              */
             starts_at?: string | null;
         };
+        /** @description ListFlowKeysResponse is one page of the project's flow keys. */
+        ListFlowKeysResponse: {
+            /** @description The flow keys of this page, in name order. */
+            items: components["schemas"]["Budget"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description ListQueuesResponse is one page of the project's queues. */
+        ListQueuesResponse: {
+            /** @description The queues of this page, in name order. */
+            items: components["schemas"]["Budget"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor: string | null;
+        };
         /** @description ListRequestsResponse is one page of the request list. */
         ListRequestsResponse: {
             /** @description The requests of this page, newest first. */
@@ -504,6 +726,36 @@ export interface components {
             /** @description The next occurrences, in UTC, earliest first. */
             run_times: string[];
         };
+        /** @description RateLimit bounds the attempts started per period with a token bucket: at most `burst` at once, refilled by `limit` per `period`. */
+        RateLimit: {
+            /**
+             * Format: int32
+             * @description Attempts started per period, at least 1; required.
+             */
+            limit: number;
+            /** @description The period in the delay syntax, 1s through 1h (`1s`, `90s`, `1m`, `1h`); required. Answered in its shortest exact form. */
+            period: string;
+            /**
+             * Format: int32
+             * @description The most attempts started at once after an idle spell, at least 1; `limit` when absent.
+             */
+            burst: number;
+        };
+        /** @description RateLimit bounds the attempts started per period with a token bucket: at most `burst` at once, refilled by `limit` per `period`. */
+        RateLimitWrite: {
+            /**
+             * Format: int32
+             * @description Attempts started per period, at least 1; required.
+             */
+            limit: number;
+            /** @description The period in the delay syntax, 1s through 1h (`1s`, `90s`, `1m`, `1h`); required. Answered in its shortest exact form. The pattern checks the spelling; the range, 1s to 1h, is checked beyond it. */
+            period: string;
+            /**
+             * Format: int32
+             * @description The most attempts started at once after an idle spell, at least 1; `limit` when absent.
+             */
+            burst?: number;
+        };
         /** @description Request is the full detail of one request. Stored bodies and header values are never returned. */
         Request: {
             /** @description The request ID. */
@@ -518,8 +770,12 @@ export interface components {
             method: string;
             /** @description The queue label. */
             queue: string;
+            /** @description The flow keys whose budgets each attempt must fit besides the queue's, in the order given. */
+            flow_keys: string[];
             /** @description The lifecycle status. */
             status: components["schemas"]["RequestStatus"];
+            /** @description The first budget holding the request back; absent when none does, or once it is no longer queued or scheduled. */
+            waiting_for: components["schemas"]["WaitingFor"] | null;
             /**
              * Format: date-time
              * @description The absolute delivery time of a delayed request.
@@ -613,6 +869,8 @@ export interface components {
             metadata?: {
                 [key: string]: string;
             };
+            /** @description Up to 4 flow keys (1 to 64 letters, digits, `.`, `-`, `_`, `:`, none twice): each attempt must fit the budget of every one of them besides its queue's. */
+            flow_keys?: string[];
         };
         /**
          * @description RequestStatus is where a request stands in its lifecycle.
@@ -639,8 +897,12 @@ export interface components {
             method: string;
             /** @description The queue label. */
             queue: string;
+            /** @description The flow keys whose budgets each attempt must fit besides the queue's, in the order given. */
+            flow_keys: string[];
             /** @description The lifecycle status. */
             status: components["schemas"]["RequestStatus"];
+            /** @description The first budget holding the request back; absent when none does, or once it is no longer queued or scheduled. */
+            waiting_for: components["schemas"]["WaitingFor"] | null;
             /**
              * Format: date-time
              * @description The absolute delivery time of a delayed request.
@@ -779,6 +1041,8 @@ export interface components {
              * @description Additional retries, 0 through 19; 0 when absent.
              */
             retry: number;
+            /** @description Up to 4 flow keys that every request the schedule creates carries; none when absent. */
+            flow_keys: string[];
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
@@ -798,6 +1062,8 @@ export interface components {
              * @description Additional retries, 0 through 19; 0 when absent.
              */
             retry?: number;
+            /** @description Up to 4 flow keys that every request the schedule creates carries; none when absent. */
+            flow_keys?: string[];
         };
         /**
          * @description ScheduleStatus tells whether a schedule creates requests.
@@ -845,6 +1111,30 @@ export interface components {
              * @description When the schedule last changed.
              */
             updated_at: string;
+        };
+        /** @description SetFlowKeyLimitsRequest is the whole new configuration of a flow key. */
+        SetFlowKeyLimitsBody: {
+            /** @description Attempts started per period; no rate limit when absent. */
+            rate?: components["schemas"]["RateLimitWrite"];
+            /**
+             * Format: int32
+             * @description The most attempts in flight at once, 1 through 10,000; no limit when absent.
+             */
+            concurrency?: number;
+            /** @description Whether a destination's 429 or 503 lowers the admitted rate for a while; true when absent. */
+            adaptive?: boolean;
+        };
+        /** @description SetQueueLimitsRequest is the whole new configuration of a queue. */
+        SetQueueLimitsBody: {
+            /** @description Attempts started per period; no rate limit when absent. */
+            rate?: components["schemas"]["RateLimitWrite"];
+            /**
+             * Format: int32
+             * @description The most attempts in flight at once, 1 through 10,000; no limit when absent.
+             */
+            concurrency?: number;
+            /** @description Whether a destination's 429 or 503 lowers the admitted rate for a while; true when absent. */
+            adaptive?: boolean;
         };
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
         Timing: components["schemas"]["CronTiming"] | components["schemas"]["IntervalTiming"];
@@ -896,6 +1186,15 @@ export interface components {
              * @description Schedules the project may have at once.
              */
             schedule_allowance: number;
+        };
+        /** @description WaitingFor names the first budget that holds a request back: its queue, then its flow keys in the order given. */
+        WaitingFor: {
+            /** @description `queue` or `flow_key`. */
+            kind: components["schemas"]["BudgetKind"];
+            /** @description The queue's or flow key's name. */
+            name: string;
+            /** @description `rate`, `concurrency` or `paused`. */
+            reason: components["schemas"]["HoldReason"];
         };
     };
     responses: {
@@ -1009,6 +1308,7 @@ export interface components {
          *     - `INVALID_DELIVER_AT`: deliver_at is not RFC 3339, is more than 30 days ahead, or comes with delay.
          *     - `INVALID_TIMEOUT`: The timeout is not whole seconds or minutes between 1s and 5m.
          *     - `INVALID_QUEUE`: The queue label is not 1 to 64 letters, digits, dots, hyphens or underscores.
+         *     - `INVALID_FLOW_KEY`: A flow key is not 1 to 64 letters, digits, dots, hyphens, underscores or colons, or a request names more than 4 keys or one twice.
          *     - `INVALID_HEADERS`: A destination header is malformed, reserved, or over the count or size limit.
          *     - `INVALID_CONTENT_TYPE`: The Content-Type header is over 255 bytes or malformed.
          *     - `INVALID_METADATA`: Metadata breaks a key, value, count or size rule.
@@ -1019,6 +1319,7 @@ export interface components {
          *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
          *     - `INVALID_NAME`: The schedule name is not 1 to 120 bytes after trimming.
          *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all) or interval (whole minutes, 60 s to 30 days, future starts_at).
+         *     - `INVALID_BUDGET`: A queue or flow key limit is out of range: rate.limit and rate.burst whole numbers from 1, rate.period 1s to 1h, concurrency 1 to 10,000.
          *     - `INVALID_STORED_DEFINITION`: The stored request no longer passes current validation and cannot be replayed.
          */
         UnprocessableContent: {
@@ -1096,6 +1397,410 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    ListQueues: {
+        parameters: {
+            query?: {
+                /** @description The page size, 1 through 100; 50 when absent. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the project's queues. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["ListQueuesResponse"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    GetQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The queue name: 1 to 64 letters, digits, dots, hyphens or underscores. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries one queue. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    SetQueueLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The queue name: 1 to 64 letters, digits, dots, hyphens or underscores. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetQueueLimitsBody"];
+            };
+        };
+        responses: {
+            /** @description Carries the queue as configured now. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    PauseQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The queue name: 1 to 64 letters, digits, dots, hyphens or underscores. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the paused queue. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    ResumeQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The queue name: 1 to 64 letters, digits, dots, hyphens or underscores. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the resumed queue. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    ListFlowKeys: {
+        parameters: {
+            query?: {
+                /** @description The page size, 1 through 100; 50 when absent. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the project's flow keys. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["ListFlowKeysResponse"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    GetFlowKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow key: 1 to 64 letters, digits, dots, hyphens, underscores or colons. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries one flow key. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    SetFlowKeyLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow key: 1 to 64 letters, digits, dots, hyphens, underscores or colons. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetFlowKeyLimitsBody"];
+            };
+        };
+        responses: {
+            /** @description Carries the flow key as configured now. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    PauseFlowKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow key: 1 to 64 letters, digits, dots, hyphens, underscores or colons. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the paused flow key. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    ResumeFlowKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow key: 1 to 64 letters, digits, dots, hyphens, underscores or colons. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the resumed flow key. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     GetUsage: {
         parameters: {
             query?: never;
@@ -1152,6 +1857,8 @@ export interface operations {
             header?: {
                 /** @description The idempotency key, 1 to 255 bytes, kept for 24 hours. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
                 "Idempotency-Key"?: string;
+                /** @description Up to 4 flow keys, comma-separated (the JSON API takes them as the `Flow-Keys` header); spaces around a key are trimmed, and no key may be named twice. */
+                "Flow-Keys"?: string;
             };
             path?: never;
             cookie?: never;

@@ -76,6 +76,26 @@ export type CronTiming = Schemas['CronTimingWrite'];
 /** An interval timing: every so many seconds (whole minutes), from `starts_at` or from creation. */
 export type IntervalTiming = Schemas['IntervalTimingWrite'];
 
+/**
+ * A queue or a flow key: its limits (`rate`, `concurrency`, `adaptive`), whether it is `paused`, and how it stands
+ * now (`in_flight`, `started_in_period`, `waiting` by reason, `admitted_rate`).
+ */
+export type Budget = Schemas['Budget'];
+/** A queue, as `ferry.queues` answers it. */
+export type Queue = Budget;
+/** A flow key, as `ferry.flowKeys` answers it. */
+export type FlowKey = Budget;
+/** The whole configuration `queues.put` and `flowKeys.put` set; a limit left out is no limit. */
+export type BudgetLimits = Schemas['SetQueueLimitsBody'];
+/** Attempts started per period: `limit` per `period` (`1s` to `1h`), at most `burst` at once (`limit` when absent). */
+export type RateLimit = Schemas['RateLimitWrite'];
+/** One page of queues or flow keys, in name order. */
+export type BudgetList = Schemas['ListQueuesResponse'];
+/** The paging of `queues.list` and `flowKeys.list`. */
+export type ListBudgetsQuery = NonNullable<operations['ListQueues']['parameters']['query']>;
+/** The first budget holding a request back, as a request's `waiting_for` answers it. */
+export type WaitingFor = Schemas['WaitingFor'];
+
 /** How much of its allowances a project has used, as `usage()` answers it. */
 export type Usage = Schemas['Usage'];
 
@@ -100,6 +120,8 @@ export interface SendOptions extends SendQuery, CreateOptions {
   contentType?: string;
   /** Headers sent to the destination, by name; they travel as `X-Forward-<name>`. */
   forwardHeaders?: Record<string, string>;
+  /** Up to 4 flow keys whose budgets each attempt must fit besides its queue's; they travel as `Flow-Keys`. */
+  flowKeys?: string[];
 }
 
 /** Options of `schedules.preview`. */

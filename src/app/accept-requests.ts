@@ -7,6 +7,7 @@ import type { RequestStore } from '../ports/requests.js';
 import { decodePlan, encodePlan, planRequests, type PlannedRequest } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
+import type { QueueUses } from './queue-uses.js';
 import { secondsUntilNextPeriod, usagePeriod } from './usage-period.js';
 
 /** One request to accept, already validated. */
@@ -49,6 +50,8 @@ export class AcceptRequests {
     private readonly clock: Clock,
     /** Told after new requests are durable, so delivery can look for due work at once. */
     private readonly onAccepted: (accepted: readonly StoredRequest[]) => void = () => undefined,
+    /** Records the queues new requests use, beside their insert, so the queue list shows them once accepted. */
+    private readonly queues?: QueueUses,
   ) {}
 
   /**
@@ -126,7 +129,8 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item, index }) => this.toStored(project, item, identity[index]!));
         progress.inserting = true;
-        await this.requests.insertMany(stored);
+        const noting = this.queues?.note(project.id, stored);
+        await (noting === undefined ? this.requests.insertMany(stored) : Promise.all([this.requests.insertMany(stored), noting]));
         this.onAccepted(stored);
         for (const [n, { index }] of fresh.entries()) results[index] = acceptanceOf(stored[n]!);
       }

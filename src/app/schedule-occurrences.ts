@@ -66,9 +66,9 @@ export function occurrenceKey(at: number, revision: number): string {
   return `occurrence:${at}:${revision}`;
 }
 
-/** Every occurrence is a POST of the schedule's JSON body, with its headers and retry budget. */
+/** Every occurrence is a POST of the schedule's JSON body, with its headers, retry budget and flow keys. */
 function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
-  const { url, headers, body, retry } = s.request;
+  const { url, headers, body, retry, flowKeys } = s.request;
   return {
     definition: {
       url,
@@ -79,7 +79,7 @@ function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
       maxAttempts: retry + 1,
       timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
       queue: DEFAULT_QUEUE,
-      flowKeys: [],
+      flowKeys: flowKeys ?? [],
       metadata: {},
     },
     deliverAt: at,

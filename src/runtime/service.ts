@@ -4,8 +4,11 @@ import { startServiceTracing } from '../adapters/telemetry/service-tracing.js';
 import { AcceptRequests } from '../app/accept-requests.js';
 import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
+import { BudgetCommands } from '../app/budget-commands.js';
+import { BudgetQueries } from '../app/budget-queries.js';
 import { IdempotencyGuard } from '../app/idempotency-guard.js';
 import { KeyUses } from '../app/key-uses.js';
+import { QueueUses } from '../app/queue-uses.js';
 import { RequestCommands } from '../app/request-commands.js';
 import { RequestQueries } from '../app/request-queries.js';
 import { ScheduleCommands } from '../app/schedule-commands.js';
@@ -16,15 +19,18 @@ import type { StoredRequest } from '../domain/request.js';
 import { consoleRoutes } from '../edge/console/console-routes.js';
 import { Readiness } from '../edge/health/readiness.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
+import { budgetServiceImpl } from '../edge/rpc/budget-service.js';
 import { projectServiceImpl } from '../edge/rpc/project-service.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
+import { BudgetService } from '../gen/ferry/v1/budget_service_pb.js';
 import { ProjectService } from '../gen/ferry/v1/project_service_pb.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
 import { logDeliveryEvent, recordDeliveryEvent, type DeliveryEvent } from '../workers/delivery/events.js';
 import type { DueWakeups } from '../workers/placement/due-wakeups.js';
 import { recordSchedulerEvent, type SchedulerEvent } from '../workers/scheduler/events.js';
+import { budgetWiring } from './budget-wiring.js';
 import { log, logger } from './log.js';
 import { openOnStack, type ResourceStack } from './resource-stack.js';
 import { openStorage } from './storage.js';
@@ -142,7 +148,10 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     place.accepted(stored);
     noteAccepted(stored);
   };
-  const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted);
+  // A queue's first use in this process is written beside the insert; a failed write is logged and tried again later.
+  const queueUses = new QueueUses(backend.budgets, clock, (err) => log('warn', 'queue use not recorded', { error: String(err) }));
+  const budgets = budgetWiring();
+  const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted, queueUses);
   // The drain stops the workers with the grace; the stack stops them again, which is then the same stop.
   let stopEngine = async (_graceMs: number): Promise<void> => undefined;
   let stopScheduler = async (): Promise<void> => undefined;
@@ -160,7 +169,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     await place.startDelivery(engine);
     engine.start();
     const occurrenceGuard = new IdempotencyGuard(backend.idempotency, clock, OCCURRENCE_GUARD_TIMINGS);
-    const occurrenceAcceptor = new AcceptRequests(backend.requests, leases, occurrenceGuard, clock, accepted);
+    const occurrenceAcceptor = new AcceptRequests(backend.requests, leases, occurrenceGuard, clock, accepted, queueUses);
     const scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, onSchedulerEvent);
     stopScheduler = once(() => scheduler.stop());
     resources.defer(stopScheduler);
@@ -186,12 +195,23 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
       }),
       queries: new ScheduleQueries(backend.schedules, clock, cursorSecret),
     });
+    const budgetQueries = new BudgetQueries(backend.budgets, budgets.states, cursorSecret);
+    const budgetService = budgetServiceImpl({
+      auth,
+      commands: new BudgetCommands(backend.budgets, budgetQueries, clock, budgets.onChanged),
+      queries: budgetQueries,
+    });
     const started = await startServer({
       host: config.host,
       httpPort: config.httpPort,
       grpcPort: config.grpcPort,
       tls: config.tls,
-      services: [served(RequestService, requests), served(ScheduleService, schedules), served(ProjectService, projectServiceImpl({ auth, usage }))],
+      services: [
+        served(RequestService, requests),
+        served(ScheduleService, schedules),
+        served(BudgetService, budgetService),
+        served(ProjectService, projectServiceImpl({ auth, usage })),
+      ],
       readiness,
       shutdownGraceMs: config.delivery.shutdownGraceMs,
       clock,

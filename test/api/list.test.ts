@@ -37,7 +37,7 @@ describe('GET /requests', () => {
     expect(Math.abs(cutoff - (Date.now() - 7 * 86_400_000))).toBeLessThan(60_000);
     expect(res.body.data.has_hidden_history).toBe(false);
     expect(Object.keys(res.body.data.items[0]!).sort()).toEqual(
-      ['completed_at', 'created_at', 'id', 'method', 'queue', 'replayed_from_request_id', 'schedule_id', 'scheduled_at', 'started_at', 'status', 'url'].sort(),
+      ['completed_at', 'created_at', 'flow_keys', 'id', 'method', 'queue', 'replayed_from_request_id', 'schedule_id', 'scheduled_at', 'started_at', 'status', 'url', 'waiting_for'].sort(),
     );
   });
 

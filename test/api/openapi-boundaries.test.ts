@@ -171,8 +171,12 @@ function bodyProbes(pointer: string, path: Path, out: Probe[], sample?: Json): v
   out.push(...probesOf(schema, place, (call, value) => setBody(value)(call)));
 }
 
-/** A copy of a batch item with new idempotency keys, so copies do not repeat each other's key. */
+/**
+ * A copy of a list item that does not repeat the others: a batch item with new idempotency keys, a string (a flow
+ * key, whose list takes each one once) of the same length with new letters.
+ */
 function fresh(item: Json): Json {
+  if (typeof item === 'string') return unique(item.length);
   const copy = structuredClone(item);
   if (typeof copy.idempotency_key === 'string') copy.idempotency_key = key();
   return copy;
@@ -257,18 +261,19 @@ describe('every bound the OpenAPI document states on input holds on the live ser
     const cancelled = await accepted({ path: '/requests', query: {}, headers: {}, body: { url: DEST, delay: '1h' } }, 'CreateRequest');
     await accepted({ path: `/requests/${cancelled.id}/cancel`, query: {}, headers: {} }, 'CancelRequest');
     const timing = () => ({ type: 'interval', every_seconds: 3600 });
-    const schedule = () => ({ name: 'probe', timing: timing(), request: { url: DEST, retry: 1, headers: { 'X-A': 'b' }, body: { a: 1 } } });
+    const schedule = () => ({ name: 'probe', timing: timing(), request: { url: DEST, retry: 1, headers: { 'X-A': 'b' }, body: { a: 1 }, flow_keys: [unique(6)] } });
+    const limits = () => ({ rate: { limit: 10, period: '1s', burst: 20 }, concurrency: 5, adaptive: true });
     const scheduled = await accepted({ path: '/schedules', query: {}, headers: { 'Idempotency-Key': key() }, body: schedule() }, 'CreateSchedule');
 
     Object.assign(BASELINES, {
       Send: async () => ({ path: '/send', query: { url: DEST, retry: '1', queue: 'q' }, headers: { 'Idempotency-Key': key(), 'Content-Type': 'text/plain' }, raw: 'hello' }),
       CreateRequest: async () => ({
         path: '/requests', query: {}, headers: { 'Idempotency-Key': key() },
-        body: { url: DEST, method: 'PUT', retry: { max_attempts: 2 }, queue: 'q', headers: { 'X-A': 'b' }, metadata: { k: 'v' } },
+        body: { url: DEST, method: 'PUT', retry: { max_attempts: 2 }, queue: 'q', headers: { 'X-A': 'b' }, metadata: { k: 'v' }, flow_keys: [unique(6)] },
       }),
       BatchCreateRequests: async () => ({
         path: '/requests/batch', query: {}, headers: { 'Idempotency-Key': key() },
-        body: { requests: [{ url: DEST, idempotency_key: key(), retry: { max_attempts: 2 }, headers: { 'X-A': 'b' }, metadata: { k: 'v' } }] },
+        body: { requests: [{ url: DEST, idempotency_key: key(), retry: { max_attempts: 2 }, headers: { 'X-A': 'b' }, metadata: { k: 'v' }, flow_keys: [unique(6)] }] },
       }),
       ListRequests: async () => ({ path: '/requests', query: { limit: '10', schedule_id: scheduled.id }, headers: {} }),
       ReplayRequest: async () => ({ path: `/requests/${cancelled.id}/replay`, query: {}, headers: { 'Idempotency-Key': key() } }),
@@ -276,6 +281,10 @@ describe('every bound the OpenAPI document states on input holds on the live ser
       ListSchedules: async () => ({ path: '/schedules', query: { limit: '10' }, headers: {} }),
       PreviewSchedule: async () => ({ path: '/schedules/preview', query: {}, headers: {}, body: { timing: timing(), count: 5, after: new Date().toISOString() } }),
       UpdateSchedule: async () => ({ path: `/schedules/${scheduled.id}`, query: {}, headers: {}, body: schedule() }),
+      ListQueues: async () => ({ path: '/queues', query: { limit: '10' }, headers: {} }),
+      SetQueueLimits: async () => ({ path: '/queues/probe', query: {}, headers: {}, body: limits() }),
+      ListFlowKeys: async () => ({ path: '/flow-keys', query: { limit: '10' }, headers: {} }),
+      SetFlowKeyLimits: async () => ({ path: '/flow-keys/probe:1', query: {}, headers: {}, body: limits() }),
     } satisfies Record<string, () => Promise<Call>>);
   });
 

@@ -91,6 +91,11 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     });
   }
 
+  /** A call answered with `status`, held to the document like every other. */
+  async function explicitStatus(method: string, path: string, init: Parameters<Api['call']>[2], status: number): Promise<void> {
+    expect((await api.call(method, path, init)).status).toBe(status);
+  }
+
   it('for a success of every operation', async () => {
     const sent = await api.call('POST', `/send?${new URLSearchParams({ url: hook, retry: '1' })}`, { body: 'hello', headers: { 'Idempotency-Key': key() } });
     expect(sent.status).toBe(202);
@@ -132,6 +137,19 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null });
     expect((await api.call('GET', '/schedules')).body.data.map((s: Json) => s.timing.type)).toEqual(['cron']);
     expect((await api.call('GET', '/usage')).status).toBe(200);
+
+    // Flow control: a queue and a key through every call, configured, paused and read back, and keys on requests.
+    for (const path of ['/queues/billing', '/flow-keys/customer:7']) {
+      expect((await api.call('GET', path)).status).toBe(200);
+      expect((await api.call('PUT', path, { json: { rate: { limit: 5, period: '1m' }, concurrency: 2 } })).status).toBe(200);
+      expect((await api.call('POST', `${path}/pause`)).status).toBe(200);
+      expect((await api.call('POST', `${path}/resume`)).status).toBe(200);
+    }
+    expect((await api.call('GET', '/queues?limit=1')).body.data.next_cursor).toEqual(expect.any(String));
+    expect((await api.call('GET', '/flow-keys')).body.data.items).toHaveLength(1);
+    const keyed = await api.call('POST', '/requests', { json: { url: hook, delay: '1h', flow_keys: ['customer:7', 'vendor'] } });
+    expect((await api.call('GET', `/requests/${keyed.body.data.id}`)).body.data.flow_keys).toEqual(['customer:7', 'vendor']);
+    await explicitStatus('PUT', '/queues/billing', { json: { concurrency: 0 } }, 422);
 
     const operations = openapi.operations().map((o) => o.op.operationId as string);
     expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);

@@ -28,7 +28,7 @@ export interface ScheduleSummary {
 }
 
 export interface ScheduleDetail extends ScheduleSummary {
-  request: { url: string; body: unknown; headers: Record<string, string>; retry: number };
+  request: { url: string; body: unknown; headers: Record<string, string>; retry: number; flow_keys: string[] };
 }
 
 /** The members of a schedule summary, and nothing else. */

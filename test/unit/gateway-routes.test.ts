@@ -48,8 +48,9 @@ describe('routes from (ferry.v1.http)', () => {
     const send = routes[0]!;
     expect(send.body).toMatchObject({ kind: 'raw', field: { name: 'body' } });
     expect([...send.queryFields.keys()]).toEqual(['url', 'method', 'retry', 'delay', 'deliver_at', 'timeout', 'queue']);
-    expect(send.headers.map((b) => [b.lowerName, b.field.name, b.prefix])).toEqual([
-      ['content-type', 'content_type', false], ['idempotency-key', 'idempotency_key', false], ['x-forward-', 'forward_headers', true],
+    expect(send.headers.map((b) => [b.lowerName, b.field.name, b.prefix, b.list])).toEqual([
+      ['content-type', 'content_type', false, false], ['idempotency-key', 'idempotency_key', false, false], ['flow-keys', 'flow_keys', false, true],
+      ['x-forward-', 'forward_headers', true, false],
     ]);
     expect(send.maxBodyBytes).toBe(262_144);
     const batch = routes[2]!;
@@ -78,6 +79,7 @@ describe('routes from (ferry.v1.http)', () => {
     [{ body: 'sub', rawBody: 'raw' }, /exclude each other/],
     [{ headers: [{ name: 'X-N', field: 'n' }] }, /must be a singular string/],
     [{ path: '/things', headers: [{ name: 'X-', field: 'id', prefix: true }] }, /map<string, string>/],
+    [{ path: '/things', headers: [{ name: 'X-', field: 'id', prefix: true, list: true }] }, /both a prefix and a list/],
     [{ responseBody: 'nope' }, /response_body/],
     [{ statusOverrides: [{ field: 'e', value: 'E_NOPE', status: 201 }] }, /no value "E_NOPE"/],
     [{ successStatus: 404 }, /not 2xx/],

@@ -6,11 +6,12 @@ import { FIELD_RULES, TIMING_TYPES, validateTiming, type FieldRule } from '../..
 import { constrain, MAX_BYTES_KEYWORD, RuleBook, ruleNotes, type Schema } from '../../src/edge/http/openapi/constraints.js';
 import { buildOpenApi, firstSentence, withoutSubject } from '../../src/edge/http/openapi/document.js';
 import { readRoutes } from '../../src/edge/http/routes.js';
+import { BudgetService } from '../../src/gen/ferry/v1/budget_service_pb.js';
 import { always_set } from '../../src/gen/ferry/v1/http_pb.js';
 import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 
-const services = [RequestService, ScheduleService];
+const services = [RequestService, ScheduleService, BudgetService];
 
 describe('constrain', () => {
   it('states a byte limit of a string as maxLength and as the bytes extension', () => {
@@ -33,6 +34,17 @@ describe('constrain', () => {
     expect(constrain({ type: 'integer' }, { minimum: 60, maximum: 120, multipleOf: 60 })).toEqual({ type: 'integer', minimum: 60, maximum: 120, multipleOf: 60 });
     expect(constrain({ type: 'string' }, { enum: ['a', 'b'], format: 'date-time' })).toEqual({ type: 'string', format: 'date-time', enum: ['a', 'b'] });
     expect(constrain({ $ref: '#/components/schemas/X' }, { required: true })).toEqual({ $ref: '#/components/schemas/X' });
+  });
+
+  it('gives a list its count, uniqueness and item rule', () => {
+    const list = { type: 'array', items: { type: 'string' } };
+    expect(constrain(list, { maxItems: 4, uniqueItems: true, items: { pattern: /^[a-z]+$/ } })).toEqual({
+      type: 'array',
+      maxItems: 4,
+      uniqueItems: true,
+      items: { type: 'string', pattern: '^[a-z]+$' },
+    });
+    expect(() => constrain({ type: 'string' }, { items: {} })).toThrow(/needs a list/);
   });
 
   it('refuses keywords on a message reference, where they would be silently lost', () => {
@@ -147,8 +159,10 @@ function expected(rule: FieldRule, stringLike: boolean): Schema {
   put('format', rule.format);
   put('minItems', rule.minItems);
   put('maxItems', rule.maxItems);
+  put('uniqueItems', rule.uniqueItems);
   put('minProperties', rule.minProperties);
   put('maxProperties', rule.maxProperties);
+  if (rule.items) out.items = expect.objectContaining(expected(rule.items, true));
   if (rule.keys) out.propertyNames = expect.objectContaining(expected(rule.keys, true));
   if (rule.values) out.additionalProperties = expect.objectContaining(expected(rule.values, true));
   return out;

@@ -1,4 +1,5 @@
 import type { CallOptions, FerryOptions, Usage, WithRequestId } from '../types.js';
+import { Budgets } from './budgets.js';
 import { checkMaxRetries, checkTimeoutMs, HttpClient } from './http.js';
 import { Requests } from './requests.js';
 import { withRequestId } from './results.js';
@@ -25,6 +26,10 @@ export class Ferry {
   readonly requests: Requests;
   /** Recurring schedules: create, list, get, update, pause, resume, delete, preview. */
   readonly schedules: Schedules;
+  /** Queues, as flow control sees them: list, get, put (rate and concurrency limits), pause, resume. */
+  readonly queues: Budgets;
+  /** Flow keys, which requests name in `flow_keys`: list, get, put, pause, resume, as queues. */
+  readonly flowKeys: Budgets;
   readonly #http: HttpClient;
 
   constructor(options: FerryOptions) {
@@ -43,6 +48,8 @@ export class Ferry {
     this.#http = http;
     this.requests = new Requests(http);
     this.schedules = new Schedules(http);
+    this.queues = new Budgets(http, '/queues');
+    this.flowKeys = new Budgets(http, '/flow-keys');
   }
 
   /**

@@ -21,7 +21,7 @@ export interface HttpConfig {
 
 /** One API call, as the resources describe it. */
 export interface HttpCall {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path below the base URL, path parameters already encoded. */
   path: string;
   query?: Record<string, string | number | undefined>;

@@ -23,9 +23,10 @@ export class Requests {
    * await ferry.requests.send('https://hooks.example.com/in', JSON.stringify({ order: 42 }), { contentType: 'application/json', retry: 3 });
    */
   async send(url: string, body?: RawBody, options: SendOptions = {}): Promise<WithRequestId<Acceptance>> {
-    const { contentType, forwardHeaders, idempotencyKey, timeoutMs, signal, maxRetries, ...query } = options;
+    const { contentType, forwardHeaders, flowKeys, idempotencyKey, timeoutMs, signal, maxRetries, ...query } = options;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(forwardHeaders ?? {})) headers[`X-Forward-${name}`] = value;
+    if (flowKeys !== undefined && flowKeys.length > 0) headers['Flow-Keys'] = flowKeys.join(',');
     return this.#data<Acceptance>({
       method: 'POST',
       path: '/send',

@@ -3,8 +3,10 @@
 // @grpc/grpc-js. Needs the optional peer dependency @bufbuild/protobuf.
 export * from '../gen/ferry/v1/request_service_pb.js';
 export * from '../gen/ferry/v1/schedule_service_pb.js';
+export * from '../gen/ferry/v1/budget_service_pb.js';
 export * from '../gen/ferry/v1/requests_pb.js';
 export * from '../gen/ferry/v1/schedules_pb.js';
+export * from '../gen/ferry/v1/budgets_pb.js';
 export * from '../gen/ferry/v1/http_pb.js';
 export * from '../gen/ferry/v1/errors_pb.js';
 export {

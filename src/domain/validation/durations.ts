@@ -16,6 +16,17 @@ export function parseDelay(s: string, field = 'delay'): number {
   return ms;
 }
 
+/**
+ * A duration in the delay syntax, in its shortest exact form: the largest unit that divides it (`90s`, `1m`,
+ * `1h`, `2d`); whole seconds only.
+ */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm'] as const) {
+    if (ms > 0 && ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;
+  }
+  return `${Math.round(ms / UNIT_MS.s)}s`;
+}
+
 /** Returns whole seconds, the unit timeouts are stored in. */
 export function parseTimeout(s: string, field = 'timeout'): number {
   const m = typeof s === 'string' ? TIMEOUT.exec(s) : null;

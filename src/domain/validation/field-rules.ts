@@ -1,3 +1,4 @@
+import { BUDGET_RANGES, MAX_FLOW_KEYS } from '../flow/budgets.js';
 import { SCHEDULE_ID_PATTERN } from '../ids.js';
 import { HTTP_METHODS, REQUEST_SOURCES, REQUEST_STATUSES } from '../request.js';
 import {
@@ -26,8 +27,12 @@ import {
   MIN_INTERVAL_SECONDS,
   MIN_MAX_ATTEMPTS,
 } from './limits.js';
+import { MAX_BURST } from './budget-limits.js';
+import { formatDuration } from './durations.js';
 import {
   DELAY_PATTERN,
+  FLOW_KEY_PATTERN,
+  FLOW_KEYS_HEADER_PATTERN,
   HEADER_NAME_PATTERN,
   HEADER_VALUE_PATTERN,
   MEDIA_TYPE_PATTERN,
@@ -59,6 +64,9 @@ export interface FieldRule {
   readonly format?: 'uri' | 'date-time';
   readonly minItems?: number;
   readonly maxItems?: number;
+  readonly uniqueItems?: true;
+  /** Each item of a list. */
+  readonly items?: FieldRule;
   readonly minProperties?: number;
   readonly maxProperties?: number;
   /** The keys of a map. */
@@ -114,6 +122,9 @@ const METADATA_RULE: FieldRule = {
   values: { maxBytes: MAX_METADATA_VALUE_BYTES },
   note: 'Keys and values count together against the byte limit.',
 };
+// The pattern bounds the length too.
+const FLOW_KEY_RULE: FieldRule = { pattern: FLOW_KEY_PATTERN };
+const FLOW_KEYS_RULE: FieldRule = { maxItems: MAX_FLOW_KEYS, uniqueItems: true, items: FLOW_KEY_RULE };
 const NAME_RULE: FieldRule = { minLength: 1, maxBytes: MAX_SCHEDULE_NAME_BYTES, note: 'Leading and trailing whitespace is trimmed first.' };
 
 /** The rules of a structured request definition, shared by create and each batch item. */
@@ -129,6 +140,23 @@ function definitionRules(message: string, headers: FieldRule): Record<string, Fi
     [`${message}.retry`]: {},
     [`${message}.queue`]: QUEUE_RULE,
     [`${message}.metadata`]: METADATA_RULE,
+    [`${message}.flow_keys`]: FLOW_KEYS_RULE,
+  };
+}
+
+/** The rules of the budget RPCs of one kind (`Queue`, `FlowKey`), whose path names it by `field`. */
+function budgetRules(kind: string, plural: string, field: string, name: FieldRule): Record<string, FieldRule> {
+  const { min, max } = BUDGET_RANGES.concurrency;
+  return {
+    [`ferry.v1.List${plural}Request.limit`]: LIMIT_RULE,
+    [`ferry.v1.List${plural}Request.cursor`]: {},
+    [`ferry.v1.Get${kind}Request.${field}`]: name,
+    [`ferry.v1.Set${kind}LimitsRequest.${field}`]: name,
+    [`ferry.v1.Set${kind}LimitsRequest.rate`]: {},
+    [`ferry.v1.Set${kind}LimitsRequest.concurrency`]: { minimum: min, maximum: max },
+    [`ferry.v1.Set${kind}LimitsRequest.adaptive`]: {},
+    [`ferry.v1.Pause${kind}Request.${field}`]: name,
+    [`ferry.v1.Resume${kind}Request.${field}`]: name,
   };
 }
 
@@ -149,6 +177,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.SendRequest.content_type': { minLength: 3, maxBytes: MAX_CONTENT_TYPE_BYTES, pattern: MEDIA_TYPE_PATTERN },
   'ferry.v1.SendRequest.idempotency_key': KEY_RULE,
   'ferry.v1.SendRequest.forward_headers': HEADERS_RULE,
+  'ferry.v1.SendRequest.flow_keys': { pattern: FLOW_KEYS_HEADER_PATTERN },
   'ferry.v1.SendRequest.body': { maxBytes: MAX_BODY_BYTES },
 
   'ferry.v1.CreateRequestRequest.idempotency_key': KEY_RULE,
@@ -220,4 +249,15 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ScheduleRequestInput.body': BODY_RULE,
   'ferry.v1.ScheduleRequestInput.headers': HEADERS_RULE,
   'ferry.v1.ScheduleRequestInput.retry': RETRY_RULE,
+  'ferry.v1.ScheduleRequestInput.flow_keys': FLOW_KEYS_RULE,
+
+  ...budgetRules('Queue', 'Queues', 'name', QUEUE_RULE),
+  ...budgetRules('FlowKey', 'FlowKeys', 'key', FLOW_KEY_RULE),
+  'ferry.v1.RateLimit.limit': { required: true, minimum: BUDGET_RANGES.rateLimit.min, maximum: BUDGET_RANGES.rateLimit.max },
+  'ferry.v1.RateLimit.period': {
+    required: true,
+    pattern: DELAY_PATTERN,
+    note: `The pattern checks the spelling; the range, ${formatDuration(BUDGET_RANGES.periodMs.min)} to ${formatDuration(BUDGET_RANGES.periodMs.max)}, is checked beyond it.`,
+  },
+  'ferry.v1.RateLimit.burst': { minimum: 1, maximum: MAX_BURST },
 };

@@ -2,9 +2,11 @@ export * from './limits.js';
 export * from './patterns.js';
 export { FIELD_RULES, type FieldRule } from './field-rules.js';
 export { validateDestinationUrl, isPublicAddress, type DestinationOptions } from './url.js';
-export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime } from './durations.js';
+export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime, formatDuration } from './durations.js';
 export { validateDestinationHeaders, validateContentType, isFieldValue } from './headers.js';
 export { validateMetadata } from './metadata.js';
+export { validateFlowKey, validateFlowKeys, parseFlowKeysHeader } from './flow-keys.js';
+export { validateBudgetLimits, validateBudgetName, parsePeriod, MAX_BURST, type BudgetLimitsInput } from './budget-limits.js';
 export { JsonText } from './json-text.js';
 export {
   validateSend,
@@ -21,7 +23,7 @@ export {
   type ValidatedRequest,
   type ValidationOptions,
 } from './request-input.js';
-export { validateListQuery, type ListQuery, type ListQueryInput } from './list-query.js';
+export { validateListQuery, validatePageSize, type ListQuery, type ListQueryInput } from './list-query.js';
 export {
   validateProjectChanges,
   validateProjectName,

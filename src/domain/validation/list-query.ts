@@ -48,7 +48,8 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   return value as T;
 }
 
-function limitOf(limit: number | undefined): number {
+/** The page size of a paged list: 1 through 100, 50 when absent. */
+export function validatePageSize(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_PAGE_SIZE;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     throw new FerryError('INVALID_LIMIT', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`, 'limit');
@@ -58,7 +59,7 @@ function limitOf(limit: number | undefined): number {
 
 /** `_now` is part of the signature so time-relative filter rules never change callers. */
 export function validateListQuery(input: ListQueryInput, _now: number): ListQuery {
-  const query: ListQuery = { limit: limitOf(input.limit) };
+  const query: ListQuery = { limit: validatePageSize(input.limit) };
   const status = oneOf(input.status, REQUEST_STATUSES, 'status');
   if (status !== undefined) query.status = status;
   const method = oneOf(input.method, HTTP_METHODS, 'method');

@@ -1,3 +1,5 @@
+import { FLOW_KEY, MAX_FLOW_KEYS } from '../flow/budgets.js';
+
 /**
  * The regular expressions input is checked against, shared by validation and the OpenAPI document (as JSON Schema
  * `pattern`s, ECMA-262 like these), so both refuse the same spellings.
@@ -8,6 +10,12 @@ export const DELAY_PATTERN = /^(0|[1-9][0-9]{0,15})([smhd])$/;
 export const TIMEOUT_PATTERN = /^(0|[1-9][0-9]{0,15})([sm])$/;
 
 export const QUEUE_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+export const FLOW_KEY_PATTERN = FLOW_KEY;
+
+// The `Flow-Keys` header: one to MAX_FLOW_KEYS keys separated by commas, spaces and tabs allowed around each.
+const KEY_IN_HEADER = `[ \\t]*${FLOW_KEY.source.slice(1, -1)}[ \\t]*`;
+export const FLOW_KEYS_HEADER_PATTERN = new RegExp(`^${KEY_IN_HEADER}(?:,${KEY_IN_HEADER}){0,${MAX_FLOW_KEYS - 1}}$`);
 
 // ASCII only, so characters and bytes agree and the key length limit reads the same in either unit.
 export const METADATA_KEY_PATTERN = /^[A-Za-z0-9._-]+$/;

@@ -1,6 +1,7 @@
 import { FerryError } from '../errors.js';
 import { HTTP_METHODS, type HttpMethod, type RequestDefinition } from '../request.js';
 import { resolveDeliveryTime, parseTimeout } from './durations.js';
+import { parseFlowKeysHeader, validateFlowKeys } from './flow-keys.js';
 import { validateContentType, validateDestinationHeaders } from './headers.js';
 import { JsonText } from './json-text.js';
 import {
@@ -34,6 +35,8 @@ export interface SendInput {
   timeout?: string;
   queue?: string;
   contentType?: string;
+  /** The `Flow-Keys` header as sent: keys separated by commas. */
+  flowKeys?: string;
   forwardHeaders: ReadonlyArray<readonly [string, string]>;
   body: Uint8Array;
 }
@@ -50,6 +53,8 @@ export interface CreateInput {
   timeout?: string;
   retry?: { maxAttempts?: number; backoff?: string };
   queue?: string;
+  /** Absent means none; given only when the caller named some, so inputs without keys fingerprint as before. */
+  flowKeys?: string[];
   metadata: Record<string, string>;
 }
 
@@ -125,13 +130,14 @@ export function validateSend(input: SendInput, opts: ValidationOptions): Validat
   const deliverAt = resolveDeliveryTime({ delay: input.delay, deliverAt: input.deliverAt, now: opts.now });
   const timeoutSeconds = timeoutOf(input.timeout);
   const queue = validateQueue(input.queue);
+  const flowKeys = parseFlowKeysHeader(input.flowKeys);
   const contentType = input.contentType === undefined ? null : validateContentType(input.contentType);
   const headers = validateDestinationHeaders(input.forwardHeaders, 'X-Forward-');
   checkBodySize(input.body.byteLength);
   // An empty HTTP body and no body are the same thing on the wire; null keeps one representation.
   const body = input.body.byteLength === 0 ? null : input.body;
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys: [], metadata: {} },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata: {} },
     deliverAt,
   };
 }
@@ -174,9 +180,10 @@ export function validateCreate(input: CreateInput, opts: ValidationOptions): Val
     throw new FerryError('INVALID_RETRY', 'The only supported backoff is exponential.', 'retry.backoff');
   }
   const queue = validateQueue(input.queue);
+  const flowKeys = validateFlowKeys(input.flowKeys);
   const metadata = validateMetadata(input.metadata ?? {});
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys: [], metadata },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata },
     deliverAt,
   };
 }
@@ -237,6 +244,7 @@ export function validateDefinition(def: RequestDefinition, opts: Pick<Validation
     validateMaxAttempts(def.maxAttempts, 'max_attempts');
     parseTimeout(`${def.timeoutSeconds}s`, 'timeout_seconds');
     validateQueue(def.queue);
+    validateFlowKeys(def.flowKeys);
     validateMetadata(def.metadata as Record<string, string>);
   } catch (e) {
     if (!(e instanceof FerryError)) throw e;

@@ -1,6 +1,7 @@
 import { FerryError } from '../errors.js';
 import type { ScheduleRequest } from '../schedule/schedule.js';
 import type { Timing } from '../schedule/timing.js';
+import { validateFlowKeys } from './flow-keys.js';
 import { validateDestinationHeaders } from './headers.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_PREVIEW_COUNT, MAX_PAGE_SIZE, MAX_PREVIEW_COUNT, MAX_SCHEDULE_NAME_BYTES, utf8Length } from './limits.js';
 import { requireUrl, validateJsonBody, validateRetryCount } from './request-input.js';
@@ -16,6 +17,8 @@ export interface ScheduleRequestInput {
   /** Absent (or empty, on update) keeps the stored headers. */
   headers?: Record<string, string>;
   retry?: number;
+  /** Absent means none; on update the keys are replaced like the URL, body and retry. */
+  flowKeys?: string[];
 }
 
 export interface CreateScheduleInput {
@@ -62,15 +65,16 @@ function validateScheduleRequest(input: ScheduleRequestInput | undefined, opts: 
   const given = Object.entries(input.headers ?? {});
   const headers = validateDestinationHeaders(given, 'request.headers');
   const retry = validateRetryCount(input.retry, 'request.retry') - 1;
-  return { url, body, retry, headers, headersGiven: given.length > 0 };
+  const flowKeys = validateFlowKeys(input.flowKeys, 'request.flow_keys');
+  return { url, body, retry, flowKeys, headers, headersGiven: given.length > 0 };
 }
 
 /** Create: every member is required but the request's body, headers and retry. */
 export function validateCreateSchedule(input: CreateScheduleInput, opts: ScheduleValidationOptions): ValidatedSchedule {
   const name = validateScheduleName(input.name);
   const timing = validateTiming(input.timing, { now: opts.now, creating: true });
-  const { url, body, retry, headers } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, headers } };
+  const { url, body, retry, flowKeys, headers } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, flowKeys, headers } };
 }
 
 /**
@@ -85,8 +89,8 @@ export function validateUpdateSchedule(input: UpdateScheduleInput, opts: Schedul
   const name = none(input.name) ? undefined : validateScheduleName(input.name);
   const timing = none(input.timing) ? undefined : validateTiming(input.timing, { now: opts.now, creating: true });
   if (none(input.request)) return { name, timing };
-  const { url, body, retry, headers, headersGiven } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, headers: headersGiven ? headers : undefined } };
+  const { url, body, retry, flowKeys, headers, headersGiven } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, flowKeys, headers: headersGiven ? headers : undefined } };
 }
 
 export interface PreviewInput {

@@ -14,7 +14,7 @@ export interface ScannedHeaders {
   readonly bound: (string | Record<string, string> | undefined)[];
   /**
    * The name of the first header that takes one value but came more than once (Content-Type or a header bound to a
-   * singular field), as the API spells it; undefined when there is none.
+   * singular field that is not a list), as the API spells it; undefined when there is none.
    */
   readonly repeated: string | undefined;
 }
@@ -54,8 +54,9 @@ export function scanHeaders(raw: readonly string[], bindings: readonly HeaderRou
       const binding = bindings[b]!;
       if (!binding.prefix) {
         if (lower === binding.lowerName) {
-          if (bound[b] !== undefined) repeated ??= binding.name;
-          bound[b] = value;
+          const earlier = bound[b];
+          if (earlier !== undefined && !binding.list) repeated ??= binding.name;
+          bound[b] = earlier !== undefined && binding.list ? `${earlier as string}, ${value}` : value;
         }
         continue;
       }

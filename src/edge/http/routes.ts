@@ -15,6 +15,8 @@ export interface HeaderRoute {
   readonly lowerName: string;
   readonly field: DescField;
   readonly prefix: boolean;
+  /** A comma-separated list: repeated lines are joined rather than refused. */
+  readonly list: boolean;
 }
 
 /** A success status chosen by an enum value of the response. */
@@ -110,11 +112,12 @@ function readRoute(method: DescMethod): Route {
   const headers = opt.headers.map((h): HeaderRoute => {
     const field = bind(h.field, `header "${h.name}"`);
     if (h.name === '') fail('a header binding has no name');
+    if (h.prefix && h.list) fail(`header "${h.name}" cannot be both a prefix and a list`);
     const ok = h.prefix
       ? field.fieldKind === 'map' && field.mapKey === ScalarType.STRING && field.mapKind === 'scalar' && field.scalar === ScalarType.STRING
       : isScalar(field, ScalarType.STRING);
     if (!ok) fail(`header field "${h.field}" must be ${h.prefix ? 'a map<string, string>' : 'a singular string'}`);
-    return { name: h.name, lowerName: h.name.toLowerCase(), field, prefix: h.prefix };
+    return { name: h.name, lowerName: h.name.toLowerCase(), field, prefix: h.prefix, list: h.list };
   });
 
   let body: BodyRoute = { kind: 'none' };

@@ -15,6 +15,7 @@ export function sendInputOf(m: SendRequest): SendInput {
     timeout: m.timeout,
     queue: m.queue,
     contentType: m.contentType,
+    flowKeys: m.flowKeys,
     forwardHeaders: Object.entries(m.forwardHeaders),
     body: m.body,
   };
@@ -33,6 +34,8 @@ export function createInputOf(m: RequestInput | BatchItem | undefined): CreateIn
     timeout: m.timeout,
     retry: m.retry === undefined ? undefined : { maxAttempts: m.retry.maxAttempts, backoff: m.retry.backoff },
     queue: m.queue,
+    // Left out when none are named, so an input without keys fingerprints as it did before keys existed.
+    ...(m.flowKeys.length === 0 ? {} : { flowKeys: [...m.flowKeys] }),
     metadata: { ...m.metadata },
   };
 }

@@ -37,6 +37,8 @@ export function requestInputOf(r: ScheduleRequestInput | undefined): DomainReque
     body: r.body === undefined ? undefined : bodyOf(r.body),
     headers: { ...r.headers },
     retry: r.retry,
+    // Left out when none are named, so a definition without keys fingerprints as it did before keys existed.
+    ...(r.flowKeys.length === 0 ? {} : { flowKeys: [...r.flowKeys] }),
   };
 }
 
@@ -82,6 +84,7 @@ export function scheduleToProto(s: StoredSchedule): Schedule {
       body: s.request.body === null ? undefined : storedBody(s.request.body),
       headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
       retry: s.request.retry,
+      flowKeys: [...(s.request.flowKeys ?? [])],
     },
   });
 }

@@ -1,6 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
+import type { BudgetKind as DomainKind, HoldReason as DomainReason } from '../../domain/flow/budgets.js';
 import type { Acceptance as DomainAcceptance, AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { BudgetKind, HoldReason, WaitingForSchema, type WaitingFor } from '../../gen/ferry/v1/budgets_pb.js';
 import {
   AcceptanceSchema,
   AttemptSchema,
@@ -30,6 +32,9 @@ const ATTEMPT_STATUS: Record<AttemptRecord['status'], AttemptStatus> = {
   errored: AttemptStatus.ERRORED,
 };
 
+const KIND: Record<DomainKind, BudgetKind> = { queue: BudgetKind.QUEUE, flow_key: BudgetKind.FLOW_KEY };
+const REASON: Record<DomainReason, HoldReason> = { rate: HoldReason.RATE, concurrency: HoldReason.CONCURRENCY, paused: HoldReason.PAUSED };
+
 export function ts(ms: number): Timestamp;
 export function ts(ms: number | null): Timestamp | undefined;
 export function ts(ms: number | null): Timestamp | undefined {
@@ -47,6 +52,16 @@ export function acceptanceToProto(a: DomainAcceptance): Acceptance {
   });
 }
 
+/**
+ * The budget holding a request back, while it can be held back at all: a request that is delivering or has ended
+ * keeps the last one stored, which no longer says anything about it. `since` stays internal.
+ */
+function waitingForToProto(r: Pick<StoredRequest, 'status' | 'waitingFor'>): WaitingFor | undefined {
+  const w = r.waitingFor;
+  if (w === null || (r.status !== 'queued' && r.status !== 'scheduled')) return undefined;
+  return create(WaitingForSchema, { kind: KIND[w.kind], name: w.name, reason: REASON[w.reason] });
+}
+
 function summaryFields(r: StoredRequest) {
   return {
     id: r.id,
@@ -55,7 +70,9 @@ function summaryFields(r: StoredRequest) {
     url: r.url,
     method: r.method,
     queue: r.queue,
+    flowKeys: [...r.flowKeys],
     status: STATUS[r.status],
+    waitingFor: waitingForToProto(r),
     scheduledAt: ts(r.scheduledAt),
     createdAt: ts(r.createdAt),
     startedAt: ts(r.startedAt),

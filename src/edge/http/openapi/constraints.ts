@@ -24,6 +24,11 @@ export function constrain(schema: Schema, rule: FieldRule): Schema {
     if (isString(schema)) out.maxLength = Math.min(rule.maxLength ?? Infinity, rule.maxBytes);
     out[MAX_BYTES_KEYWORD] = rule.maxBytes;
   }
+  if (rule.items !== undefined) {
+    const items = schema.items;
+    if (typeof items !== 'object' || items === null) throw new Error('a rule for list items needs a list');
+    out.items = constrain(items as Schema, rule.items);
+  }
   if (rule.keys !== undefined) out.propertyNames = constrain({ type: 'string' }, rule.keys);
   if (rule.values !== undefined) {
     const values = schema.additionalProperties;
@@ -47,6 +52,7 @@ function keywordsOf(rule: FieldRule): Schema {
     ['pattern', rule.pattern?.source],
     ['minItems', rule.minItems],
     ['maxItems', rule.maxItems],
+    ['uniqueItems', rule.uniqueItems],
     ['minProperties', rule.minProperties],
     ['maxProperties', rule.maxProperties],
   ];

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/http.proto.
  */
 export const file_ferry_v1_http: GenFile = /*@__PURE__*/
-  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKsAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgSFQoNcmVzcG9uc2VfbWV0YRgMIAEoCSI8Cg1IZWFkZXJCaW5kaW5nEgwKBG5hbWUYASABKAkSDQoFZmllbGQYAiABKAkSDgoGcHJlZml4GAMgASgIIj4KDlN0YXR1c092ZXJyaWRlEg0KBWZpZWxkGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBnN0YXR1cxgDIAEoBTpJCgRodHRwEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuY4DIAEoCzITLmZlcnJ5LnYxLkh0dHBSb3V0ZVIEaHR0cDo+CgphbHdheXNfc2V0Eh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi6jgMgASgIUglhbHdheXNTZXRiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChNmZXJyeS92MS9odHRwLnByb3RvEghmZXJyeS52MSKsAgoJSHR0cFJvdXRlEg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJEhYKDnN1Y2Nlc3Nfc3RhdHVzGAMgASgFEgwKBGJvZHkYBCABKAkSEAoIcmF3X2JvZHkYBSABKAkSDQoFcXVlcnkYBiADKAkSKAoHaGVhZGVycxgHIAMoCzIXLmZlcnJ5LnYxLkhlYWRlckJpbmRpbmcSFQoNcmVzcG9uc2VfYm9keRgIIAEoCRIWCg5tYXhfYm9keV9ieXRlcxgJIAEoAxIyChBzdGF0dXNfb3ZlcnJpZGVzGAogAygLMhguZmVycnkudjEuU3RhdHVzT3ZlcnJpZGUSFgoOZW1wdHlfcmVzcG9uc2UYCyABKAgSFQoNcmVzcG9uc2VfbWV0YRgMIAEoCSJKCg1IZWFkZXJCaW5kaW5nEgwKBG5hbWUYASABKAkSDQoFZmllbGQYAiABKAkSDgoGcHJlZml4GAMgASgIEgwKBGxpc3QYBCABKAgiPgoOU3RhdHVzT3ZlcnJpZGUSDQoFZmllbGQYASABKAkSDQoFdmFsdWUYAiABKAkSDgoGc3RhdHVzGAMgASgFOkkKBGh0dHASHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgLMhMuZmVycnkudjEuSHR0cFJvdXRlUgRodHRwOj4KCmFsd2F5c19zZXQSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLqOAyABKAhSCWFsd2F5c1NldGIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * HttpRoute binds an RPC to a path of the JSON HTTP API. The gateway and the OpenAPI generator both read it, so
@@ -140,6 +140,14 @@ export type HeaderBinding = Message<"ferry.v1.HeaderBinding"> & {
    * @generated from field: bool prefix = 3;
    */
   prefix: boolean;
+
+  /**
+   * True when the header's value is a comma-separated list: lines of it sent more than once are joined with `, `,
+   * as RFC 9110 reads them, instead of refused.
+   *
+   * @generated from field: bool list = 4;
+   */
+  list: boolean;
 };
 
 /**
