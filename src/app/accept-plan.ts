@@ -1,4 +1,5 @@
-import { newRequestId } from '../domain/ids.js';
+import { newRequestId, newRequestIdOnShard } from '../domain/ids.js';
+import { flowKeyShard } from '../domain/shards.js';
 
 /** The identity a new request will have: its ID and its creation time. */
 export interface PlannedRequest {
@@ -13,6 +14,24 @@ export interface PlannedRequest {
  */
 export function planRequests(count: number, now: number): PlannedRequest[] {
   return Array.from({ length: count }, () => ({ id: newRequestId(now), at: now }));
+}
+
+/** Where requests go when work is split into shards: a request naming flow keys goes to its first key's shard. */
+export interface RequestPlacement {
+  readonly shardCount: number;
+}
+
+/**
+ * `planRequests` for requests of `projectId` whose first flow keys are `firstKeys` (null: none): with `placement`,
+ * a request with a key gets an ID on that key's shard (`flowKeyShard`), so one process sees every request that
+ * names the key first and enforces its budget in full.
+ */
+export function planPlacedRequests(projectId: string, firstKeys: ReadonlyArray<string | null>, now: number, placement: RequestPlacement | null): PlannedRequest[] {
+  if (placement === null || firstKeys.every((k) => k === null)) return planRequests(firstKeys.length, now);
+  return firstKeys.map((key) => ({
+    id: key === null ? newRequestId(now) : newRequestIdOnShard(now, flowKeyShard(projectId, key, placement.shardCount), placement.shardCount),
+    at: now,
+  }));
 }
 
 export function encodePlan(planned: readonly PlannedRequest[]): string {

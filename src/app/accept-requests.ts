@@ -4,7 +4,7 @@ import type { Project } from '../domain/project.js';
 import { acceptanceOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
 import { accepted } from '../domain/request-lifecycle/index.js';
 import type { RequestStore } from '../ports/requests.js';
-import { decodePlan, encodePlan, planRequests, type PlannedRequest } from './accept-plan.js';
+import { decodePlan, encodePlan, planPlacedRequests, type PlannedRequest, type RequestPlacement } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
 import type { QueueUses } from './queue-uses.js';
@@ -52,6 +52,8 @@ export class AcceptRequests {
     private readonly onAccepted: (accepted: readonly StoredRequest[]) => void = () => undefined,
     /** Records the queues new requests use, beside their insert, so the queue list shows them once accepted. */
     private readonly queues?: QueueUses,
+    /** Where requests go when work is split into shards (distributed); null where one process delivers all. */
+    private readonly placement: RequestPlacement | null = null,
   ) {}
 
   /**
@@ -62,7 +64,8 @@ export class AcceptRequests {
    */
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions = {}): Promise<Acceptance[]> {
     const keyScope = options.keyScope ?? project.id;
-    const planned = planRequests(items.length, Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY));
+    const at = Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY);
+    const planned = planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
     const progress: Progress = { inserting: false };
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);

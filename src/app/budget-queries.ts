@@ -1,6 +1,6 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { fingerprint } from '../domain/fingerprint.js';
-import { NO_LIMITS, type BudgetConfig, type BudgetKind, type BudgetLimits, type BudgetState } from '../domain/flow/budgets.js';
+import { NO_LIMITS, stateUnder, type BudgetConfig, type BudgetKind, type BudgetLimits, type BudgetState } from '../domain/flow/budgets.js';
 import type { Project } from '../domain/project.js';
 import { validateBudgetName, validatePageSize } from '../domain/validation/index.js';
 import type { BudgetStates, BudgetStore } from '../ports/budgets.js';
@@ -57,9 +57,10 @@ export class BudgetQueries {
 
   /** The budget as stored (or as one never stored reads), with its live state. */
   async view(projectId: string, kind: BudgetKind, name: string, config: BudgetConfig | null): Promise<BudgetView> {
-    const state = await this.states.stateOf(projectId, kind, name);
-    if (config === null) return { kind, name, limits: NO_LIMITS, paused: false, updatedAt: null, state };
+    const live = await this.states.stateOf(projectId, kind, name);
+    if (config === null) return { kind, name, limits: NO_LIMITS, paused: false, updatedAt: null, state: stateUnder(NO_LIMITS, live) };
     const { rate, concurrency, adaptive } = config;
-    return { kind, name, limits: { rate, concurrency, adaptive }, paused: config.paused, updatedAt: config.updatedAt, state };
+    const limits = { rate, concurrency, adaptive };
+    return { kind, name, limits, paused: config.paused, updatedAt: config.updatedAt, state: stateUnder(limits, live) };
   }
 }

@@ -149,9 +149,18 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     noteAccepted(stored);
   };
   // A queue's first use in this process is written beside the insert; a failed write is logged and tried again later.
+  const placement = config.distributed === null ? null : { shardCount: config.distributed.shards };
   const queueUses = new QueueUses(backend.budgets, clock, (err) => log('warn', 'queue use not recorded', { error: String(err) }));
-  const budgets = budgetWiring();
-  const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted, queueUses);
+  // Every attempt must fit its budgets: read from storage here, enforced by the engine, shown by the API.
+  const gate = config.roles.delivery ? budgetGate(config, backend, place, clock) : null;
+  if (gate !== null) {
+    await gate.start();
+    resources.defer(() => gate.stop());
+    telemetry.watchQueueBudgets(() => [...gate.states('queue')]);
+  }
+  const budgets = budgetWiring(backend, clock, gate);
+  resources.defer(() => budgets.stop());
+  const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted, queueUses, placement);
   // The drain stops the workers with the grace; the stack stops them again, which is then the same stop.
   let stopEngine = async (_graceMs: number): Promise<void> => undefined;
   let stopScheduler = async (): Promise<void> => undefined;
@@ -159,17 +168,13 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
   if (config.roles.delivery) {
     const transport = tracing ? tracing.transport(deliveryTransport(config)) : deliveryTransport(config);
     resources.defer(() => transport.close());
-    const gate = budgetGate(config, backend, place, clock);
-    await gate.start();
-    resources.defer(() => gate.stop());
-    telemetry.watchQueueBudgets(() => [...gate.states('queue')]);
-    const engine = deliveryEngine(config, backend, transport, place, clock, onDeliveryEvent, gate);
+    const engine = deliveryEngine(config, backend, transport, place, clock, onDeliveryEvent, gate!);
     stopEngine = once((graceMs: number) => engine.stop(graceMs));
     resources.defer(() => stopEngine(0));
     await place.startDelivery(engine);
     engine.start();
     const occurrenceGuard = new IdempotencyGuard(backend.idempotency, clock, OCCURRENCE_GUARD_TIMINGS);
-    const occurrenceAcceptor = new AcceptRequests(backend.requests, leases, occurrenceGuard, clock, accepted, queueUses);
+    const occurrenceAcceptor = new AcceptRequests(backend.requests, leases, occurrenceGuard, clock, accepted, queueUses, placement);
     const scheduler = scheduleFiring(config, backend, occurrenceAcceptor, place, clock, onSchedulerEvent);
     stopScheduler = once(() => scheduler.stop());
     resources.defer(stopScheduler);

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DECREASE_GAP_MS, FULL_RATE, MIN_FACTOR, RECOVERY_MS, factorAt, pushedBack, succeeded } from '../../src/domain/flow/adaptive-rate.js';
 import { admit, type NamedBudget } from '../../src/domain/flow/admission.js';
 import { Budget } from '../../src/domain/flow/budget.js';
-import type { BudgetLimits, RateLimit } from '../../src/domain/flow/budgets.js';
+import { IDLE_STATE, stateUnder, sumStates, type BudgetLimits, type RateLimit } from '../../src/domain/flow/budgets.js';
+import { budgetShare } from '../../src/domain/flow/shares.js';
+import { flowKeyShard, shardOf } from '../../src/domain/shards.js';
+import { planPlacedRequests } from '../../src/app/accept-plan.js';
 import { FRESH_SCHEDULE, earliestStart, reserved, tokensAt } from '../../src/domain/flow/rate-schedule.js';
 
 const T = Date.UTC(2030, 0, 1);
@@ -225,5 +228,27 @@ describe('admission', () => {
     b.configure(limits({ rate: { limit: 10, periodMs: 1_000, burst: 10 }, concurrency: 4 }), false, 0.5);
     expect(b.rateAt(T)).toEqual({ limit: 5, periodMs: 1_000, burst: 5 });
     expect(b.concurrencyAt(T)).toBe(2);
+  });
+});
+
+describe('distributed shares and placement', () => {
+  it('a request naming keys lands on its first key\'s shard; its owner enforces the key in full, others their share', () => {
+    const planned = planPlacedRequests('prj_a', ['k1', null, 'k1', 'k2'], T, { shardCount: 16 });
+    const shard = flowKeyShard('prj_a', 'k1', 16);
+    expect(shardOf(planned[0]!.id, 16)).toBe(shard);
+    expect(shardOf(planned[2]!.id, 16)).toBe(shard);
+    expect(shardOf(planned[3]!.id, 16)).toBe(flowKeyShard('prj_a', 'k2', 16));
+    expect(planned.map((p) => p.id)).toEqual([...planned.map((p) => p.id)].sort());
+    expect(budgetShare('flow_key', 'prj_a', 'k1', [shard], 16)).toBe(1);
+    expect(budgetShare('flow_key', 'prj_a', 'k1', [(shard + 1) % 16, (shard + 2) % 16], 16)).toBe(2 / 16);
+    expect(budgetShare('queue', 'prj_a', 'default', [0, 1, 2, 3], 16)).toBe(0.25);
+  });
+
+  it('a deployment reads the sum of every process, and its limits decide what a rate reads', () => {
+    const a = { inFlight: 2, startedInPeriod: 3, waiting: { rate: 1, concurrency: 0, paused: 0 }, admittedRate: 2.5 };
+    const b = { inFlight: 1, startedInPeriod: 2, waiting: { rate: 4, concurrency: 1, paused: 0 }, admittedRate: 2.5 };
+    expect(sumStates([a, b])).toEqual({ inFlight: 3, startedInPeriod: 5, waiting: { rate: 5, concurrency: 1, paused: 0 }, admittedRate: 5 });
+    expect(stateUnder(limits({ rate: fivePerSecond }), IDLE_STATE)).toMatchObject({ admittedRate: 5, startedInPeriod: 0 });
+    expect(stateUnder(limits({}), a)).toMatchObject({ admittedRate: null, startedInPeriod: null });
   });
 });

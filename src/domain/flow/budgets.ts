@@ -83,6 +83,15 @@ export function sumStates(states: readonly BudgetState[]): BudgetState {
   return states.length === 0 ? IDLE_STATE : { inFlight, startedInPeriod, waiting, admittedRate };
 }
 
+/**
+ * A live state as the budget's stored limits say it must read: without a rate there is no rate to report; with one,
+ * a budget no delivering process holds (idle everywhere, or not published yet) admits its full limit.
+ */
+export function stateUnder(limits: BudgetLimits, s: BudgetState): BudgetState {
+  if (limits.rate === null) return s.admittedRate === null && s.startedInPeriod === null ? s : { ...s, admittedRate: null, startedInPeriod: null };
+  return s.admittedRate !== null ? s : { ...s, admittedRate: limits.rate.limit, startedInPeriod: s.startedInPeriod ?? 0 };
+}
+
 /** A request names at most this many flow keys. */
 export const MAX_FLOW_KEYS = 4;
 /** A flow key: 1–64 letters, digits, `.`, `-`, `_`, `:`. */
