@@ -2,8 +2,7 @@ import type { Migration } from './migration.js';
 
 /**
  * Flow control (`src/domain/flow/`): a request's flow keys and the budget that last held it back, as JSON text in
- * static columns of its partition (left unset when it has none, as most requests have none); a schedule's flow keys
- * alike; the budgets; and a log of their changes for delivering processes to poll.
+ * static columns of its partition (left unset when it has none, as most requests have none); the budgets; and a log of their changes for delivering processes to poll.
  */
 export const flowControl: Migration = {
   version: 9,
@@ -11,8 +10,6 @@ export const flowControl: Migration = {
   statements: [
     'ALTER TABLE requests ADD IF NOT EXISTS flow_keys text static',
     'ALTER TABLE requests ADD IF NOT EXISTS waiting_for text static',
-    // The flow keys every occurrence of a schedule carries, as requests keep theirs.
-    'ALTER TABLE schedules ADD IF NOT EXISTS flow_keys text',
     // One partition per project and kind, in name order: a page of the list is one slice of one partition. Limits and
     // pause are separate cells, so a change of either leaves the other as it is without a read. `updated_at` is
     // written by those changes only; a queue merely used writes `noted_at` alone (see `CassandraBudgetStore`).

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * How each delivering process's budgets stand (`BudgetStateBoard`): one partition per budget, one row per process
+ * A schedule's flow keys; and how each delivering process's budgets stand (`BudgetStateBoard`): one partition per budget, one row per process
  * that publishes it, so a read of a budget's state is one small partition. Every row is written with a time to live
  * and published again every second or two, so a process that stops drops out on its own. Nothing is ever deleted,
  * so expired cells need not be kept for repairs the usual ten days (`gc_grace_seconds`): an hour lets compaction
@@ -9,8 +9,10 @@ import type { Migration } from './migration.js';
  */
 export const budgetStates: Migration = {
   version: 10,
-  name: 'budget states',
+  name: 'budget states, schedule flow keys',
   statements: [
+    // The flow keys every occurrence of a schedule carries, as JSON text like a request's.
+    'ALTER TABLE schedules ADD IF NOT EXISTS flow_keys text',
     `CREATE TABLE IF NOT EXISTS budget_states (
       project_id text,
       kind text,
