@@ -6,16 +6,19 @@ import { defineConfig } from 'vitest/config';
 /**
  * API and console test files whose subject is the same whatever stores the requests: the edge's refusals and
  * limits, the OpenAPI document, the SDK's examples, the SDK's own behaviour (packaging, retries,
- * webhook verification), TLS, computed previews and the console's layout. They run once, on the embedded
+ * webhook verification), TLS, computed previews, the budget service's agreement across protocols and the SDK's
+ * budget calls, and the console's layout. They run once, on the embedded
  * default; what they send through to storage is covered on both backends by the files that are about it
  * (create, send, list, schedules, idempotency, states, delivery and the contract suite).
  */
 const BACKEND_AGNOSTIC = [
+  'test/api/budget-protocols.test.ts',
   'test/api/input-refusals.test.ts',
   'test/api/openapi-boundaries.test.ts',
   'test/api/openapi-conformance.test.ts',
   'test/api/schedule-preview.test.ts',
   'test/api/schedules-validation.test.ts',
+  'test/api/sdk-budgets.test.ts',
   'test/api/sdk-client.test.ts',
   'test/api/sdk-examples.test.ts',
   'test/api/sdk-package.test.ts',

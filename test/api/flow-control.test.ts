@@ -5,6 +5,7 @@ import type { BudgetObject } from '../support/budget-client.js';
 import { TEST_BACKEND } from '../support/deployment.js';
 import { replies, startDestination, type Destination, type Exchange } from '../support/destination.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { sampleOf } from '../support/metrics.js';
 
 /**
  * Flow control with real deliveries: one delivering process (two for the distributed case) and a loopback HTTPS
@@ -113,6 +114,19 @@ describe('flow control, delivered', () => {
     const times = (await dest.waitForRequests('/spaced', 6, 20_000)).map((r) => r.receivedAt).sort((a, b) => a - b);
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(5 * 250 * 0.9);
     expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(5);
+  });
+
+  it.concurrent('metrics count per queue what started and what was held, and show its admitted rate', async () => {
+    await put(api, '/queues/metered', { rate: { limit: 2, period: '1s', burst: 1 } });
+    await accept(api, Array.from({ length: 4 }, () => ({ url: url('/metered'), queue: 'metered' })));
+    await dest.waitForRequests('/metered', 4, 20_000);
+    const text = await eventually(async () => {
+      const scraped = await (await fetch(`${ferry.baseUrl}/metrics`)).text();
+      return sampleOf(scraped, 'ferry_flow_started_total', { queue: 'metered' }) === 4 ? scraped : undefined;
+    });
+    expect(sampleOf(text, 'ferry_flow_held_total', { queue: 'metered', reason: 'rate' })).toBeGreaterThanOrEqual(3);
+    expect(sampleOf(text, 'ferry_flow_admitted_rate', { queue: 'metered' })).toBe(2);
+    expect(text).toContain('ferry_flow_waiting{queue="metered",reason="paused"} 0');
   });
 
   it.concurrent('two keys on one request bind by the tighter one, and say so', async () => {
