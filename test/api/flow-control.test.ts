@@ -108,6 +108,15 @@ describe('flow control, delivered', () => {
     expect(s.most()).toBe(3);
   });
 
+  it.concurrent('a queue with concurrency 2 keeps two calls open, not the process-wide bound', async () => {
+    const s = slow(200);
+    dest.on('/pair', s.handler);
+    await put(api, '/queues/pair', { concurrency: 2 });
+    await accept(api, Array.from({ length: 10 }, () => ({ url: url('/pair'), queue: 'pair' })));
+    await dest.waitForRequests('/pair', 10, 30_000);
+    expect(s.most()).toBe(2);
+  });
+
   it.concurrent('a queue limited to 4/s with a burst of 1 spaces its attempts', async () => {
     await put(api, '/queues/spaced', { rate: { limit: 4, period: '1s', burst: 1 } });
     await accept(api, Array.from({ length: 6 }, () => ({ url: url('/spaced'), queue: 'spaced' })));

@@ -102,7 +102,7 @@ export class BudgetGate implements BudgetStates {
     else if (s >= 200 && s < 300) for (const b of budgets) b.budget.succeeded(now);
   }
 
-  /** The process-wide bound of a queue, when its configuration sets a concurrency (it then replaces the default). */
+  /** The concurrency a queue's configuration sets, if any (its budget then bounds it instead of the default). */
   queueConcurrency(projectId: string, queue: string): number | null {
     return this.configs.get(keyOf(projectId, 'queue', queue))?.concurrency ?? null;
   }

@@ -99,8 +99,10 @@ export class DeliveryEngine {
 
   constructor(private readonly o: DeliveryEngineOptions) {
     const gate = o.budgets;
-    // A queue whose configuration sets a concurrency is bounded by it instead of the process-wide per-queue bound.
-    const queueBound = gate === undefined ? undefined : (queue: string): number | null => gate.queueConcurrency(...splitQueueKey(queue));
+    // A queue whose configuration sets a concurrency is bounded by its budget instead of the process-wide per-queue
+    // bound: the budget hands a request over its limit back at once, where the waiting room would keep it claimed
+    // (for up to 2 s) and let a busy queue fill the room that other queues' work is claimed into.
+    const queueBound = gate === undefined ? undefined : (queue: string): number | null => (gate.queueConcurrency(...splitQueueKey(queue)) === null ? null : Number.MAX_SAFE_INTEGER);
     this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue, undefined, queueBound);
     this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
     gate?.whenResumed((ids) => void this.wakeHeld(ids));
