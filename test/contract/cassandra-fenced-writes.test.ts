@@ -88,6 +88,29 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     expect(await holder.get(PROJECT_A, r.id)).toMatchObject({ status: 'delivering', cancelRequestedAt: now + 1 });
   });
 
+  it('wakes held requests only in shards it holds, moving their timers so the next owner finds them due', async () => {
+    let holding = true;
+    const everyShard = holdingEveryShard(11);
+    const holder = processHolding({ held: (shard) => (holding ? everyShard.held(shard) : null) });
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, dueAt: now });
+    await holder.insertMany([r]);
+    const [claim] = await holder.claimDue(now, 10, now + LEASE_MS);
+    await holder.handBack(claim!, now + 1, now + 3_600_000, { kind: 'queue', name: 'default', reason: 'paused', since: now + 1 });
+    const held = await holder.get(PROJECT_A, r.id);
+
+    holding = false;
+    expect(await holder.wakeHeld([r.id], now + 2)).toBe(0);
+    expect(await holder.get(PROJECT_A, r.id)).toStrictEqual(held);
+    holding = true;
+    expect(await holder.wakeHeld([r.id], now + 2)).toBe(1);
+
+    // Another process, taking the shard next, finds it due through its timer, not the holder's memory.
+    const next = processHolding(holdingEveryShard(12));
+    const [taken] = await next.claimDue(now + 2, 10, now + LEASE_MS);
+    expect(taken?.request).toMatchObject({ id: r.id, waitingFor: null, version: held!.version + 2 });
+  });
+
   it('keeps an owner change over a late insert of the same request', async () => {
     const owner = processHolding(holdingEveryShard(10));
     const now = Date.now();

@@ -75,7 +75,9 @@ describe('budget use cases', () => {
   it('reads a name never stored without limits, with its live state', async () => {
     const { queries } = setup();
     expect(await queries.get(PROJECT, 'flow_key', 'busy')).toEqual({
-      kind: 'flow_key', name: 'busy', limits: { rate: null, concurrency: null, adaptive: true }, paused: false, updatedAt: null, state: BUSY,
+      kind: 'flow_key', name: 'busy', limits: { rate: null, concurrency: null, adaptive: true }, paused: false, updatedAt: null,
+      // Without a rate there is no rate to report, whatever a process last published.
+      state: { ...BUSY, startedInPeriod: null, admittedRate: null },
     });
   });
 

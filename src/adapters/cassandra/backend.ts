@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import type { Backend } from '../../ports/backend.js';
 import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../ports/work-shards.js';
+import { CassandraBudgetBoard } from './budget-board.js';
 import { CassandraBudgetStore } from './budgets.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
@@ -38,6 +39,7 @@ export type CassandraBackendOptions = CassandraSessionOptions & CassandraStoreOp
 export interface CassandraBackend extends Backend {
   readonly requests: CassandraRequestStore;
   readonly schedules: CassandraScheduleStore;
+  readonly budgetBoard: CassandraBudgetBoard;
   readonly session: CassandraSession;
 }
 
@@ -74,6 +76,7 @@ export function cassandraBackend(session: CassandraSession, o: CassandraStoreOpt
     projects: new CassandraProjectStore(session),
     secrets: new CassandraSecretStore(session),
     budgets: new CassandraBudgetStore(session, clock),
+    budgetBoard: new CassandraBudgetBoard(session),
     // A read of the coordinator's own row: cheap, and it answers only while a node takes queries.
     ready: async () => {
       await session.read('SELECT release_version FROM system.local', [], 'the readiness probe');

@@ -154,6 +154,6 @@ function budgetFromRow(row: types.Row): BudgetConfig {
     adaptive: (row['adaptive'] as boolean | null) ?? true,
     paused: (row['paused'] as boolean | null) ?? false,
     // A queue only used was never changed: its time is when it was first used.
-    updatedAt: millis(row['updated_at']) ?? millis(row['noted_at'])!,
+    updatedAt: millis(row['updated_at']),
   };
 }

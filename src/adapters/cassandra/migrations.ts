@@ -8,6 +8,7 @@ import { listSchedule } from './schema/006-list-schedule.js';
 import { keyLastUse } from './schema/007-key-last-use.js';
 import { previousRun } from './schema/008-previous-run.js';
 import { flowControl } from './schema/009-flow-control.js';
+import { budgetStates } from './schema/010-budget-states.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   keyLastUse,
   previousRun,
   flowControl,
+  budgetStates,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

@@ -24,7 +24,7 @@ export function budgetFromValues(v: unknown): BudgetConfig {
     adaptive: row[7] === 1,
     paused: row[8] === 1,
     // A queue only used was never changed: its time is when it was first used.
-    updatedAt: (row[9] ?? row[10])!,
+    updatedAt: row[9],
   };
 }
 

@@ -163,6 +163,8 @@ export const MIGRATIONS: readonly string[] = [
   -- budget that last held it back as JSON, NULL when none did.
   ALTER TABLE requests ADD COLUMN flow_keys TEXT;
   ALTER TABLE requests ADD COLUMN waiting_for TEXT;
+  -- The flow keys every occurrence of a schedule carries, as requests keep theirs.
+  ALTER TABLE schedules ADD COLUMN flow_keys TEXT;
 
   -- The budgets of queues and flow keys. updated_at is set by a change of limits or pause only, so a row a request
   -- created by using its queue (noted_at alone) is never among the changes delivering processes poll for.

@@ -75,6 +75,11 @@ export class EmbeddedRequestStore implements RequestStore {
     await this.changeClaimed(claim, handedBack(now, dueAt, waitingFor));
   }
 
+  async wakeHeld(ids: readonly string[], now: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.db.write('wakeHeld', { ids, now });
+  }
+
   async cancelClaimed(claim: Claim, now: number): Promise<void> {
     await this.changeClaimed(claim, cancelMadeFinal(claim.request, now));
   }

@@ -1,6 +1,7 @@
 import type { HeaderEntry } from '../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { Timing } from '../../domain/schedule/timing.js';
+import { flowKeysColumn, flowKeysFromColumn } from '../request-json-columns.js';
 import { plainBytes } from './bytes.js';
 
 // Rows cross the driver as positional values, as requests do (see request-rows.ts).
@@ -14,7 +15,7 @@ export const TIMER_SET_SQL = "status = 'active' AND next_run_at IS NOT NULL";
 /** Columns read back into a schedule, in the order of `ScheduleValues`. */
 const READ_COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
-  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome',
+  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
 ] as const;
 
 /** A `schedules` row read in raw mode with `SCHEDULE_SELECT_LIST`. */
@@ -22,7 +23,7 @@ type ScheduleValues = [
   id: string, project_id: string, name: string, timing: string, status: string, url: string, headers: string,
   body: Uint8Array | null, retry: number, next_run_at: number | null, last_run_at: number | null,
   last_run_outcome: string | null, created_at: number, updated_at: number, version: number,
-  previous_run_at: number | null, previous_run_outcome: string | null,
+  previous_run_at: number | null, previous_run_outcome: string | null, flow_keys: string | null,
 ];
 
 type BindValue = string | number | Uint8Array | null;
@@ -39,6 +40,7 @@ export function scheduleInsertValues(s: StoredSchedule): BindValue[] {
   return [
     s.id, s.projectId, s.name, timingJson(s.timing), s.status, r.url, JSON.stringify(r.headers), r.body, r.retry,
     s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
+    flowKeysColumn(r.flowKeys ?? []),
   ];
 }
 
@@ -55,6 +57,7 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
       headers: JSON.parse(row[6]) as HeaderEntry[],
       body: plainBytes(row[7]),
       retry: row[8],
+      flowKeys: flowKeysFromColumn(row[17]),
     },
     nextRunAt: row[9],
     lastRunAt: row[10],
@@ -87,6 +90,7 @@ export function schedulePatchAssignments(patch: SchedulePatch): { sets: string; 
     set('headers', JSON.stringify(patch.request.headers));
     set('body', patch.request.body);
     set('retry', patch.request.retry);
+    set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
   }
   if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
   if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);

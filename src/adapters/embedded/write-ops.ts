@@ -1,6 +1,6 @@
 import type { ApiKeyRecord, Project, ProjectChanges, SigningSecret } from '../../domain/project.js';
 import type { AttemptRecord, StoredRequest } from '../../domain/request.js';
-import { RELEASED_FROM, claimed, leaseReleased, type Transition } from '../../domain/request-lifecycle/index.js';
+import { RELEASED_FROM, WOKEN_FROM, claimed, leaseReleased, woken, type Transition } from '../../domain/request-lifecycle/index.js';
 import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
 import { VersionConflict, type RecordedState } from '../../ports/requests.js';
@@ -80,6 +80,15 @@ export const writeOps = {
   releaseLeases(db: Connection, a: { readonly now: number }): number {
     const { sql, values } = transitionAssignments(leaseReleased(a.now));
     return db.statement(`UPDATE requests SET ${sql}version = version + 1 WHERE status IN ${statusList(RELEASED_FROM)}`).run(...values).changes;
+  },
+
+  /** One statement for all of them, as `claimDue` claims: a resume may wake thousands of requests at once. */
+  wakeHeld(db: Connection, a: { readonly ids: readonly string[]; readonly now: number }): number {
+    const { sql, values } = transitionAssignments(woken(a.now));
+    return db
+      .statement(`UPDATE requests SET ${sql}version = version + 1 WHERE id IN (SELECT value FROM json_each(?))
+        AND status IN ${statusList(WOKEN_FROM)} AND waiting_for IS NOT NULL AND due_at > ?`)
+      .run(...values, JSON.stringify(a.ids), a.now).changes;
   },
 
   claimIdempotency(db: Connection, a: { readonly claims: readonly IdempotencyClaim[]; readonly now: number }): ClaimResult[] {

@@ -2,7 +2,8 @@ import type { Backend } from '../../ports/backend.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { Log, ServiceMetrics } from '../../ports/telemetry.js';
 
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'] as const;
+/** The backend's stores; `budgetBoard` only where the backend has one (distributed), and absent stays absent. */
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'budgetBoard'] as const;
 
 /**
  * Whether storage answers, as the calls made to it find out: the first `StorageUnavailable` after a success logs
@@ -49,7 +50,10 @@ export class StorageAvailability {
  */
 export function observedBackend<B extends Backend>(backend: B, metrics: Pick<ServiceMetrics, 'storageError'> | null, availability: StorageAvailability): B {
   const observed = { ...backend } as Record<string, unknown>;
-  for (const name of STORES) observed[name] = observedStore(backend[name], name, metrics, availability);
+  for (const name of STORES) {
+    const store = backend[name];
+    if (store !== undefined) observed[name] = observedStore(store, name, metrics, availability);
+  }
   return observed as B;
 }
 

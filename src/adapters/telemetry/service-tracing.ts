@@ -7,7 +7,8 @@ import { tracedPort } from './traced-port.js';
 import { tracedTransport } from './traced-transport.js';
 import { startTracing, type TracingSettings } from './tracing.js';
 
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'] as const;
+/** The backend's stores; `budgetBoard` only where the backend has one (distributed), and absent stays absent. */
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'budgetBoard'] as const;
 
 /** What the composition root wraps when tracing is on: API calls, storage, Kafka and delivery attempts. */
 export interface ServiceTracing {
@@ -30,7 +31,10 @@ export function startServiceTracing(settings: TracingSettings, processors?: Span
   return {
     backend(backend, system) {
       const traced = { ...backend } as Record<string, unknown>;
-      for (const store of STORES) traced[store] = tracedPort(backend[store], `storage.${store}`, tracer, { 'db.system': system });
+      for (const name of STORES) {
+        const store = backend[name];
+        if (store !== undefined) traced[name] = tracedPort(store, `storage.${name}`, tracer, { 'db.system': system });
+      }
       return traced as typeof backend;
     },
     kafka: (port, name) => tracedPort(port, `kafka.${name}`, tracer, { 'messaging.system': 'kafka' }),

@@ -33,8 +33,8 @@ export interface BudgetConfig extends BudgetLimits {
   readonly kind: BudgetKind;
   readonly name: string;
   readonly paused: boolean;
-  /** When its limits or its pause last changed; milliseconds since the Unix epoch. */
-  readonly updatedAt: number;
+  /** When its limits or its pause last changed (milliseconds since the Unix epoch); null for a queue only used. */
+  readonly updatedAt: number | null;
 }
 
 /** Why a budget holds a request back. */

@@ -11,6 +11,7 @@ import { describeRequestClaimContract } from './request-claims.js';
 import { describeRequestFlowContract } from './request-flow.js';
 import { describeRequestListContract } from './request-list.js';
 import { describeRequestStoreContract } from './requests.js';
+import { describeRequestWakeContract } from './request-wakes.js';
 import { describeScheduleStoreContract } from './schedules.js';
 import { describeSecretStoreContract } from './secrets.js';
 import { describeUsageStoreContract } from './usage.js';
@@ -40,4 +41,5 @@ export function describeClaimContracts(makeBackend: BackendFactory): void {
   describeRequestChangeContract(makeBackend);
   describeRequestCancelContract(makeBackend);
   describeRequestFlowContract(makeBackend);
+  describeRequestWakeContract(makeBackend);
 }

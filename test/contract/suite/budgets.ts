@@ -79,7 +79,7 @@ export function describeBudgetStoreContract(makeBackend: BackendFactory): void {
 
       expect(await store().get(PROJECT_A, 'queue', 'configured')).toStrictEqual(configured('configured', LIMITED, T0));
       expect(await store().get(PROJECT_A, 'queue', 'paused')).toStrictEqual(configured('paused', NO_LIMITS, T0, { paused: true }));
-      expect(await store().get(PROJECT_A, 'queue', 'used')).toStrictEqual(configured('used', NO_LIMITS, T0 + 10));
+      expect(await store().get(PROJECT_A, 'queue', 'used')).toStrictEqual(configured('used', NO_LIMITS, T0 + 10, { updatedAt: null }));
       expect((await store().list(PROJECT_A, 'queue', null, 10)).budgets.map((b) => b.name)).toEqual(['configured', 'paused', 'used', 'used-later']);
       expect(await store().get(PROJECT_A, 'flow_key', 'used')).toBeNull();
       expect(await store().get(PROJECT_B, 'queue', 'used')).toBeNull();

@@ -106,6 +106,11 @@ export class ClaimsOut {
     return this.byId.get(id)?.inHand === true;
   }
 
+  /** Whether request `id` has a claim out, in hand or stored: its change is that claim's to make. */
+  isOut(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   /** Has held `claim` stored on its own `ms` from now, unless its change comes first (`stopWaiting`). */
   storeLater(claim: CassandraClaim, ms: number): void {
     this.stopWaiting(claim);

@@ -98,6 +98,22 @@ export class RequestClaims {
     return taken.sort((a, b) => compareTimers(a.timer, b.timer)).map(({ claim }) => claim);
   }
 
+  /**
+   * Runs `work`, a change of the request of `timer` made without a claim (a wake, see `HeldWakes`), as a claim of
+   * that timer runs: no claim of it starts meanwhile. Null, without running it, when a claim of the timer is under
+   * way or a claim of the request is out here: the request is that claim's to change.
+   */
+  async asClaimOf<T>(timer: RequestTimer, work: () => Promise<T>): Promise<T | null> {
+    const key = `${timer.id}@${timer.dueAt}`;
+    if (this.claiming.has(key) || this.out.isOut(timer.id)) return null;
+    this.claiming.add(key);
+    try {
+      return await work();
+    } finally {
+      this.claiming.delete(key);
+    }
+  }
+
   /** `scan`, noting when it was started. */
   private async *scanning(scan: () => AsyncGenerator<RequestTimer>, now: number): AsyncGenerator<RequestTimer> {
     this.scannedAt = now;

@@ -57,6 +57,7 @@ export function lowerUrl(url: string): string {
  */
 export class RequestRows {
   private readonly selectRequest: string;
+  private readonly selectRequests: string;
   private readonly selectStatus: string;
   private readonly selectAttempts: string;
 
@@ -64,6 +65,7 @@ export class RequestRows {
     const requests = session.table('requests');
     // Any row of the partition carries the static columns; the first is enough.
     this.selectRequest = `SELECT ${REQUEST_COLUMNS.join(', ')}, cancel_asked_at, body FROM ${requests} WHERE id = ? LIMIT 1`;
+    this.selectRequests = `SELECT ${REQUEST_COLUMNS.join(', ')}, cancel_asked_at, body FROM ${requests} WHERE id IN ? PER PARTITION LIMIT 1`;
     this.selectStatus = `SELECT project_id, status, cancel_asked_at FROM ${requests} WHERE id = ? LIMIT 1`;
     this.selectAttempts = `SELECT project_id, attempt_count, ${ATTEMPT_COLUMNS.join(', ')} FROM ${requests} WHERE id = ?`;
   }
@@ -72,6 +74,16 @@ export class RequestRows {
   async request(id: string, during: string): Promise<StoredRequest | null> {
     const row = (await this.session.read(this.selectRequest, [id], during)).first();
     return row === null || row['project_id'] === null ? null : requestFromRow(row);
+  }
+
+  /**
+   * `request` of several IDs in one read, those that exist: one read of a few partitions costs the node less than a
+   * read of each (see the timer bucket listings). Keep `ids` few: the coordinator holds every answer at once.
+   */
+  async requests(ids: readonly string[], during: string): Promise<StoredRequest[]> {
+    if (ids.length === 0) return [];
+    const rows = (await this.session.read(this.selectRequests, [ids], during)).rows;
+    return rows.filter((row) => row['project_id'] !== null).map(requestFromRow);
   }
 
   /** The request as everyone but its deliverer sees it, or null. */

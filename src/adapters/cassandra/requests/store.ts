@@ -22,6 +22,7 @@ import { RequestExpiry } from './expiry.js';
 import { RequestList } from './list.js';
 import { REQUEST_BATCHES, RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
 import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
+import { HeldWakes } from './wakes.js';
 import { WorkingSet } from './working-set.js';
 
 export interface CassandraRequestStoreOptions {
@@ -89,6 +90,7 @@ export class CassandraRequestStore implements RequestStore {
   private readonly timers: TimerEngine<RequestTimer>;
   private readonly changes: RequestChanges;
   private readonly claims: RequestClaims;
+  private readonly wakes: HeldWakes;
   private readonly lists: RequestList;
   private readonly shards: readonly number[];
   /** `project/day` entries of `project_days` already written; they are never deleted. */
@@ -134,6 +136,7 @@ export class CassandraRequestStore implements RequestStore {
     this.claims = new RequestClaims(this.rows, this.timers, this.changes, this.inFlight, this.out, this.claimChanges, clock, this.workingSet.dueSoon, (id) =>
       this.workingSet.beingAccepted(id),
     );
+    this.wakes = new HeldWakes(this.rows, this.changes, () => this.timers.stamp(), options.shardCount, (timer, work) => this.claims.asClaimOf(timer, work));
     this.lists = new RequestList(session, this.rows);
     this.shards = allShards(options.shardCount);
   }
@@ -225,6 +228,11 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(async () => {
       await this.claimChanges.change(claim, handedBack(now, dueAt, waitingFor), 'handing a request back');
     });
+  }
+
+  /** Of the requests in shards this process holds; others come back on their own when due (see `HeldWakes`). */
+  wakeHeld(ids: readonly string[], now: number): Promise<number> {
+    return this.inFlight.run(() => this.wakes.wake(ids, now));
   }
 
   cancelClaimed(claim: Claim, now: number): Promise<void> {

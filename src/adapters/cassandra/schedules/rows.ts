@@ -2,12 +2,13 @@ import { types } from 'cassandra-driver';
 import type { HeaderEntry } from '../../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
 import type { Timing } from '../../../domain/schedule/timing.js';
+import { flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
 import { blob, millis, type CassandraSession, type Statement } from '../session.js';
 
 /** The columns read back into a schedule, in the order `insert` binds them. */
 const COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
-  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome',
+  'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
 ] as const;
 
 /** A schedule as read, with the write that made its version (see `change_id` in the schema). */
@@ -65,6 +66,7 @@ export class ScheduleRows {
     const values = [
       s.id, s.projectId, s.name, timingText(s.timing), s.status, r.url, headersText(r.headers), bodyValue(r.body), r.retry,
       s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
+      flowKeysColumn(r.flowKeys ?? []),
     ];
     return { query: this.insertRow, params: [...values.map((v) => v ?? types.unset), changeId] };
   }
@@ -88,6 +90,8 @@ export class ScheduleRows {
       set('headers', headersText(patch.request.headers));
       set('body', bodyValue(patch.request.body));
       set('retry', patch.request.retry);
+      // Replaced whole with the request: no keys clears the cell (schedule changes are rare, so is this tombstone).
+      set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
     }
     if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
     if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
@@ -136,6 +140,7 @@ function scheduleFromRow(row: types.Row): StoredSchedule {
       // A copy: a view would keep the driver's whole response frame alive and is a Buffer, not a plain array.
       body: body === null ? null : new Uint8Array(body),
       retry: row['retry'] as number,
+      flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
     },
     nextRunAt: millis(row['next_run_at']),
     lastRunAt: millis(row['last_run_at']),

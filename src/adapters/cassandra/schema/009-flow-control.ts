@@ -2,8 +2,7 @@ import type { Migration } from './migration.js';
 
 /**
  * Flow control (`src/domain/flow/`): a request's flow keys and the budget that last held it back, as JSON text in
- * static columns of its partition (left unset when it has none, as most requests have none); the budgets; and a log
- * of their changes for delivering processes to poll.
+ * static columns of its partition (left unset when it has none, as most requests have none); the budgets; and a log of their changes for delivering processes to poll.
  */
 export const flowControl: Migration = {
   version: 9,
