@@ -94,7 +94,7 @@ describe('the Queues and Flow keys pages of the console', () => {
     expect(await editor.getByLabel('Attempts per period').inputValue()).toBe('');
 
     await editor.getByLabel('Attempts per period').fill('10');
-    const period = editor.getByLabel('Period');
+    const period = editor.getByLabel('Period', { exact: true });
     await period.fill('2h');
     await editor.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => editor.locator('.field-problem').textContent()).toContain('period must be');
@@ -120,7 +120,7 @@ describe('the Queues and Flow keys pages of the console', () => {
 
     // Emptied, the concurrency limit goes: PUT replaces the whole configuration.
     await concurrency.fill('');
-    await editor.getByLabel(/^Adaptive/).uncheck();
+    await editor.getByRole('checkbox', { name: /Adaptive:/ }).uncheck();
     await editor.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Limits saved' }).waitFor();
     const limits = page.getByRole('region', { name: 'Limits' });

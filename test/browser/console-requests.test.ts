@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
 import { NARROW, signIn, useConsoleBrowser, type ConsolePage, type OpenOptions } from '../support/console-browser.js';
+import { Budgets } from '../support/budget-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
 
@@ -321,6 +322,34 @@ describe('the Requests pages of the console', () => {
     await expect.poll(() => page.evaluate('location.hash')).toBe('#/requests');
     await expect.poll(() => page.getByRole('alert').count()).toBe(0);
     expect(unexpected(c, 422)).toEqual([]);
+    await c.close();
+  });
+
+  it('says which flow key holds a request back and why, links it, and the request goes once the key is resumed there', async () => {
+    const key = `held:${Date.now().toString(36)}`;
+    const keys = new Budgets(f.api, 'flow-keys');
+    await keys.ok(keys.pause(key));
+    dest.on('/held', replies.status(200));
+    const id = await create({ url: `${dest.url}/held`, flow_keys: [key] });
+    const c = await opened(`#/requests/${id}`);
+    const { page } = c;
+    const headline = page.locator('.headline');
+    await expect.poll(() => headline.innerText(), { timeout: 20_000 }).toContain(`Held back: waiting for flow key ${key}: paused.`);
+    expect(await page.getByRole('region', { name: 'Definition' }).innerText()).toMatch(new RegExp(`Flow keys\\s+${key}`));
+    await c.screenshot('request-held');
+    await goTo(page, '#/requests');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: id }).innerText()).toContain('held: paused');
+    await page.goBack();
+
+    await headline.getByRole('link', { name: key }).click();
+    await page.getByRole('heading', { name: `Flow key ${key}` }).waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Now' }).innerText(), { timeout: 10_000 }).toMatch(/paused: 1/);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('status').filter({ hasText: 'Resumed' }).waitFor();
+    await page.goBack();
+    await expect.poll(() => headline.innerText(), { timeout: 20_000 }).toContain('Delivered on attempt 1');
+    expect(await dest.waitForRequests('/held', 1)).toHaveLength(1);
+    expect(c.problems()).toEqual([]);
     await c.close();
   });
 });

@@ -30,7 +30,12 @@ export function BudgetsPage({ of, query }: { of: BudgetKind; query: URLSearchPar
       <p class="muted intro">
         {of.kind === 'queue'
           ? 'Every request counts against its queue: the queues this project has used or configured, with their limits and how each stands now.'
-          : 'Requests name up to 4 flow keys in flow_keys; an attempt starts only when its queue and every one of its keys admit it. Listed here: the keys configured or paused.'}
+          : (
+            <>
+              Requests name up to 4 flow keys in <code>flow_keys</code>; an attempt starts only when its queue and every one of its keys admit
+              it. Listed here: the keys configured or paused.
+            </>
+          )}
       </p>
       <OpenByName of={of} />
       {list.error ? <ErrorNotice error={list.error} /> : null}
