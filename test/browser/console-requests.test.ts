@@ -352,4 +352,25 @@ describe('the Requests pages of the console', () => {
     expect(c.problems()).toEqual([]);
     await c.close();
   });
+
+  it("marks a flow key a destination's 429 has slowed, with the rate it is held to", async () => {
+    const key = `slowed:${Date.now().toString(36)}`;
+    const keys = new Budgets(f.api, 'flow-keys');
+    await keys.ok(keys.put(key, { rate: { limit: 10, period: '1s' } }));
+    dest.on('/slow', replies.status(429));
+    await create({ url: `${dest.url}/slow`, flow_keys: [key], retry: { max_attempts: 1 } });
+    const c = await opened(`#/flow-keys/${key}`);
+    const { page } = c;
+    const notice = page.getByRole('region', { name: 'Now' }).locator('.slowed-notice');
+    await expect.poll(() => notice.count(), { timeout: 20_000 }).toBe(1);
+    expect(await notice.innerText()).toMatch(/^A destination has slowed this flow key\. It answered 429 or 503, so [\d.]+ attempts per 1s start instead of 10\./);
+    expect(await page.locator('.budget-head .badge.slowed').innerText()).toBe('slowed');
+    await c.screenshot('flow-key-slowed');
+    const admitted = (await keys.ok(keys.get(key))).admitted_rate!;
+    expect(admitted).toBeLessThan(10);
+    await goTo(page, '#/flow-keys');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: key }).innerText()).toContain('slowed');
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
 });
