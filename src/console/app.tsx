@@ -1,4 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
+import { FLOW_KEYS, QUEUES } from './flow/budget-kind.js';
+import { BudgetPage } from './flow/budget-page.js';
+import { BudgetsPage } from './flow/budgets-page.js';
 import { RequestPage } from './requests/request-page.js';
 import { RequestsPage } from './requests/requests-page.js';
 import { SendPage } from './requests/send-page.js';
@@ -61,6 +64,12 @@ export function App() {
           <NavLink route={route} to={{ page: 'schedules', query: new URLSearchParams() }} also={['schedule', 'new-schedule']}>
             Schedules
           </NavLink>
+          <NavLink route={route} to={{ page: 'queues', query: new URLSearchParams() }} also={['queue']}>
+            Queues
+          </NavLink>
+          <NavLink route={route} to={{ page: 'flow-keys', query: new URLSearchParams() }} also={['flow-key']}>
+            Flow keys
+          </NavLink>
         </nav>
         <button type="button" class="sign-out" onClick={signOut}>
           Sign out
@@ -96,5 +105,13 @@ function Page({ route }: { route: Route }) {
       return <NewSchedulePage />;
     case 'schedule':
       return <SchedulePage id={route.id} />;
+    case 'queues':
+      return <BudgetsPage key="queues" of={QUEUES} query={route.query} />;
+    case 'queue':
+      return <BudgetPage of={QUEUES} name={route.name} />;
+    case 'flow-keys':
+      return <BudgetsPage key="flow-keys" of={FLOW_KEYS} query={route.query} />;
+    case 'flow-key':
+      return <BudgetPage of={FLOW_KEYS} name={route.name} />;
   }
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
 import { NARROW, signIn, useConsoleBrowser, type ConsolePage, type OpenOptions } from '../support/console-browser.js';
+import { Budgets } from '../support/budget-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
 
@@ -321,6 +322,55 @@ describe('the Requests pages of the console', () => {
     await expect.poll(() => page.evaluate('location.hash')).toBe('#/requests');
     await expect.poll(() => page.getByRole('alert').count()).toBe(0);
     expect(unexpected(c, 422)).toEqual([]);
+    await c.close();
+  });
+
+  it('says which flow key holds a request back and why, links it, and the request goes once the key is resumed there', async () => {
+    const key = `held:${Date.now().toString(36)}`;
+    const keys = new Budgets(f.api, 'flow-keys');
+    await keys.ok(keys.pause(key));
+    dest.on('/held', replies.status(200));
+    const id = await create({ url: `${dest.url}/held`, flow_keys: [key] });
+    const c = await opened(`#/requests/${id}`);
+    const { page } = c;
+    const headline = page.locator('.headline');
+    await expect.poll(() => headline.innerText(), { timeout: 20_000 }).toContain(`Held back: waiting for flow key ${key}: paused.`);
+    expect(await page.getByRole('region', { name: 'Definition' }).innerText()).toMatch(new RegExp(`Flow keys\\s+${key}`));
+    await c.screenshot('request-held');
+    await goTo(page, '#/requests');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: id }).innerText()).toContain('held: paused');
+    await page.goBack();
+
+    await headline.getByRole('link', { name: key }).click();
+    await page.getByRole('heading', { name: `Flow key ${key}` }).waitFor();
+    await expect.poll(() => page.getByRole('region', { name: 'Now' }).innerText(), { timeout: 10_000 }).toMatch(/paused: 1/);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('status').filter({ hasText: 'Resumed' }).waitFor();
+    await page.goBack();
+    await expect.poll(() => headline.innerText(), { timeout: 20_000 }).toContain('Delivered on attempt 1');
+    expect(await dest.waitForRequests('/held', 1)).toHaveLength(1);
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
+
+  it("marks a flow key a destination's 429 has slowed, with the rate it is held to", async () => {
+    const key = `slowed:${Date.now().toString(36)}`;
+    const keys = new Budgets(f.api, 'flow-keys');
+    await keys.ok(keys.put(key, { rate: { limit: 10, period: '1s' } }));
+    dest.on('/slow', replies.status(429));
+    await create({ url: `${dest.url}/slow`, flow_keys: [key], retry: { max_attempts: 1 } });
+    const c = await opened(`#/flow-keys/${key}`);
+    const { page } = c;
+    const notice = page.getByRole('region', { name: 'Now' }).locator('.slowed-notice');
+    await expect.poll(() => notice.count(), { timeout: 20_000 }).toBe(1);
+    expect(await notice.innerText()).toMatch(/^A destination has slowed this flow key\. It answered 429 or 503, so [\d.]+ attempts per 1s start instead of 10\./);
+    expect(await page.locator('.budget-head .badge.slowed').innerText()).toBe('slowed');
+    await c.screenshot('flow-key-slowed');
+    const admitted = (await keys.ok(keys.get(key))).admitted_rate!;
+    expect(admitted).toBeLessThan(10);
+    await goTo(page, '#/flow-keys');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: key }).innerText()).toContain('slowed');
+    expect(c.problems()).toEqual([]);
     await c.close();
   });
 });

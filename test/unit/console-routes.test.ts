@@ -15,6 +15,10 @@ describe('console routes', () => {
     expect(plainOf(parseRoute('#/schedules?limit=20'))).toEqual({ page: 'schedules', query: [['limit', '20']] });
     expect(parseRoute('#/schedules/new')).toEqual({ page: 'new-schedule' });
     expect(parseRoute('#/schedules/sch_01J')).toEqual({ page: 'schedule', id: 'sch_01J' });
+    expect(plainOf(parseRoute('#/queues'))).toEqual({ page: 'queues', query: [] });
+    expect(parseRoute('#/queues/default')).toEqual({ page: 'queue', name: 'default' });
+    expect(plainOf(parseRoute('#/flow-keys?cursor=abc'))).toEqual({ page: 'flow-keys', query: [['cursor', 'abc']] });
+    expect(parseRoute('#/flow-keys/vendor:acme')).toEqual({ page: 'flow-key', name: 'vendor:acme' });
   });
 
   it('leads anything it does not know, and an empty fragment, to the requests list', () => {
@@ -38,6 +42,17 @@ describe('console routes', () => {
     expect(hrefOf({ page: 'schedules', query: new URLSearchParams() })).toBe('#/schedules');
     expect(hrefOf({ page: 'new-schedule' })).toBe('#/schedules/new');
     expect(hrefOf({ page: 'schedule', id: 'sch_1' })).toBe('#/schedules/sch_1');
+    expect(hrefOf({ page: 'queues', query: new URLSearchParams() })).toBe('#/queues');
+    expect(hrefOf({ page: 'queue', name: 'billing' })).toBe('#/queues/billing');
+    expect(hrefOf({ page: 'flow-keys', query: new URLSearchParams({ cursor: 'x' }) })).toBe('#/flow-keys?cursor=x');
+    expect(hrefOf({ page: 'flow-key', name: 'vendor:acme' })).toBe('#/flow-keys/vendor:acme');
+  });
+
+  it('keeps a name the API would refuse (a space, a slash) whole, for the page to show the refusal', () => {
+    for (const name of ['my key', 'a/b', 'x?y']) {
+      expect(parseRoute(hrefOf({ page: 'flow-key', name }))).toEqual({ page: 'flow-key', name });
+      expect(parseRoute(hrefOf({ page: 'queue', name }))).toEqual({ page: 'queue', name });
+    }
   });
 
   it('leaves query entries with empty values out of the fragment', () => {
@@ -68,7 +83,7 @@ describe('console routes', () => {
       ['status', 'failed'],
       ['status', 'queued'],
     ]);
-    for (const page of ['requests', 'schedules'] as const) {
+    for (const page of ['requests', 'schedules', 'queues', 'flow-keys'] as const) {
       const back = parseRoute(hrefOf({ page, query }));
       expect(plainOf(back)).toEqual({ page, query: [...query] });
       expect(hrefOf(back)).toBe(hrefOf({ page, query }));
@@ -83,6 +98,10 @@ describe('console routes', () => {
       { page: 'schedules', query: new URLSearchParams({ cursor: 'abc=' }) },
       { page: 'new-schedule' },
       { page: 'schedule', id: 'sch_01HZX' },
+      { page: 'queues', query: new URLSearchParams({ cursor: 'q=' }) },
+      { page: 'queue', name: 'default' },
+      { page: 'flow-keys', query: new URLSearchParams() },
+      { page: 'flow-key', name: 'customer:42' },
     ];
     for (const route of routes) expect(plainOf(parseRoute(hrefOf(route)))).toEqual(plainOf(route));
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildInput, EMPTY_DRAFT, formFieldOf, type SendDraft } from '../../src/console/requests/send-input.js';
+import { buildInput, EMPTY_DRAFT, flowKeysOf, formFieldOf, type SendDraft } from '../../src/console/requests/send-input.js';
 
 const draft = (fields: Partial<SendDraft>): SendDraft => ({ ...EMPTY_DRAFT, url: 'https://example.com/hook', ...fields });
 
@@ -115,8 +115,31 @@ describe('buildInput', () => {
     expect(buildInput(draft({ body: 'nope', metadata: 'nope' }))).toMatchObject({ ok: false, field: 'body' });
   });
 
+  it('sends flow keys as the array the comma-separated text names, and none when empty', () => {
+    expect(buildInput(draft({ flowKeys: ' customer:42 ,vendor:acme ' }))).toMatchObject({ ok: true, input: { flow_keys: ['customer:42', 'vendor:acme'] } });
+    const none = buildInput(draft({ flowKeys: '  ' }));
+    expect(none.ok && 'flow_keys' in none.input).toBe(false);
+  });
+
   it('does not put the idempotency key in the input', () => {
     expect(buildInput(draft({ idempotencyKey: 'order-42' }))).toEqual({ ok: true, input: { url: 'https://example.com/hook', method: 'POST' } });
+  });
+});
+
+describe('flowKeysOf', () => {
+  it('splits on commas and trims each key, as the Flow-Keys header does', () => {
+    expect(flowKeysOf('a')).toEqual(['a']);
+    expect(flowKeysOf('a, b ,\tc')).toEqual(['a', 'b', 'c']);
+    expect(flowKeysOf('')).toEqual([]);
+    expect(flowKeysOf(' \t ')).toEqual([]);
+  });
+
+  it('keeps what the API is to refuse: an empty key, a key twice, five keys, a key with a space', () => {
+    expect(flowKeysOf('a,,b')).toEqual(['a', '', 'b']);
+    expect(flowKeysOf('a,')).toEqual(['a', '']);
+    expect(flowKeysOf('a, a')).toEqual(['a', 'a']);
+    expect(flowKeysOf('a,b,c,d,e')).toHaveLength(5);
+    expect(flowKeysOf('my key')).toEqual(['my key']);
   });
 });
 
@@ -133,6 +156,8 @@ describe('formFieldOf', () => {
     expect(formFieldOf('delay')).toBe('delay');
     expect(formFieldOf('timeout')).toBe('timeout');
     expect(formFieldOf('METHOD')).toBe('method');
+    expect(formFieldOf('flow_keys')).toBe('flow_keys');
+    expect(formFieldOf('flow_keys[1]')).toBe('flow_keys');
   });
 
   it('knows the idempotency key by both its header and its field name', () => {

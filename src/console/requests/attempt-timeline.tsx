@@ -64,7 +64,7 @@ function noAttemptsYet(request: RequestDetail): string {
     case 'scheduled':
       return 'No attempt yet: the first one waits for its delivery time.';
     case 'queued':
-      return 'No attempt yet: the first one is due now.';
+      return request.waiting_for !== null ? 'No attempt yet: the first one starts once nothing holds it back.' : 'No attempt yet: the first one is due now.';
     case 'delivering':
       return 'The first attempt is under way.';
     case 'cancelled':

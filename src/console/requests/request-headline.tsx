@@ -1,4 +1,5 @@
 import type { Attempt, RequestDetail } from '../../../sdk/src/types.js';
+import { WaitingForText } from '../flow/waiting-for.js';
 import { Time } from '../ui/time.js';
 
 /** The one-line answer to "what happened, and what happens next?", above everything else on the request page. */
@@ -15,6 +16,15 @@ export function RequestHeadline({ request }: { request: RequestDetail }) {
 }
 
 function Line({ request, last, made, of }: { request: RequestDetail; last: Attempt | undefined; made: number; of: string }) {
+  // A queue or key holding the request back is the answer to "why has it not gone out?", before any due time.
+  if (request.waiting_for !== null && (request.status === 'queued' || request.status === 'scheduled')) {
+    return (
+      <>
+        <strong>Held back</strong>: <WaitingForText waitingFor={request.waiting_for} />. Attempt {made + 1} of {request.max_attempts} starts as soon as
+        its queue and flow keys all admit it.
+      </>
+    );
+  }
   switch (request.status) {
     case 'succeeded':
       return (

@@ -1,4 +1,5 @@
 import type { RequestDetail } from '../../../sdk/src/types.js';
+import { FlowKeyLinks } from '../flow/waiting-for.js';
 import { useSession } from '../shell/context.js';
 import { hrefOf } from '../shell/router.js';
 import { CopyId } from '../ui/copy-id.js';
@@ -87,7 +88,15 @@ function RequestView({ id }: { id: string }) {
             <span class="muted">Ferry delivers the stored body but never returns it.</span>
           </dd>
           <dt>Queue</dt>
-          <dd>{request.queue}</dd>
+          <dd>
+            <a href={hrefOf({ page: 'queue', name: request.queue })}>
+              <code>{request.queue}</code>
+            </a>
+          </dd>
+          <dt>Flow keys</dt>
+          <dd>
+            <FlowKeyLinks keys={request.flow_keys} />
+          </dd>
           <dt>Attempts</dt>
           <dd>{attemptsText(request.max_attempts)}</dd>
           <dt>Timeout</dt>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RequestSummary } from '../../../sdk/src/types.js';
+import { holdReasonText, kindText } from '../flow/budget-words.js';
 import { useSession } from '../shell/context.js';
 import { hrefOf, navigate } from '../shell/router.js';
 import { CopyId } from '../ui/copy-id.js';
@@ -118,7 +119,10 @@ function RequestTable({ items }: { items: RequestSummary[] }) {
               <td class="method">
                 <code>{r.method}</code>
               </td>
-              <td class="url">{r.url}</td>
+              <td class="url">
+                {r.url}
+                {r.flow_keys.length > 0 ? <div class="muted flow-keys-line">keys: {r.flow_keys.join(', ')}</div> : null}
+              </td>
               <td class="created">
                 <FoldedLabel text="Created" />
                 <Time value={r.created_at} now={now} />
@@ -157,6 +161,10 @@ function NextOrEnded({ request, now }: { request: RequestSummary; now: number })
         </>
       );
     case 'queued':
+      if (request.waiting_for !== null) {
+        const w = request.waiting_for;
+        return <span title={`waiting for ${kindText(w.kind)} ${w.name}`}>held: {holdReasonText(w.reason)}</span>;
+      }
       return <span>{request.started_at === null ? 'first attempt due now' : 'retry pending'}</span>;
     case 'delivering':
       return <span>attempt under way</span>;

@@ -14,10 +14,12 @@ export interface SendDraft {
   timeout: string;
   metadata: string;
   idempotencyKey: string;
+  /** Comma-separated, as the `Flow-Keys` header of `/send` takes them. */
+  flowKeys: string;
 }
 
 /** The form's fields, named as the API names the input (`field` of a 422) by its first segment. */
-export type SendField = 'url' | 'method' | 'headers' | 'body' | 'delay' | 'deliver_at' | 'retry' | 'timeout' | 'metadata' | 'idempotency_key';
+export type SendField = 'url' | 'method' | 'headers' | 'body' | 'delay' | 'deliver_at' | 'retry' | 'timeout' | 'metadata' | 'idempotency_key' | 'flow_keys';
 
 export const EMPTY_DRAFT: SendDraft = {
   url: '',
@@ -31,6 +33,7 @@ export const EMPTY_DRAFT: SendDraft = {
   timeout: '',
   metadata: '',
   idempotencyKey: '',
+  flowKeys: '',
 };
 
 export type Built = { ok: true; input: RequestInput } | { ok: false; field: SendField; message: string };
@@ -70,6 +73,8 @@ export function buildInput(draft: SendDraft): Built {
   }
   if (draft.maxAttempts.trim() !== '') input.retry = { max_attempts: Number(draft.maxAttempts) };
   if (draft.timeout.trim() !== '') input.timeout = draft.timeout.trim();
+  const flowKeys = flowKeysOf(draft.flowKeys);
+  if (flowKeys.length > 0) input.flow_keys = flowKeys;
 
   if (draft.metadata.trim() !== '') {
     let metadata: unknown;
@@ -83,11 +88,21 @@ export function buildInput(draft: SendDraft): Built {
   return { ok: true, input };
 }
 
-/** The form field a 422's `field` points at: `headers.X-Id` → headers, `retry.max_attempts` → retry. */
+/**
+ * Flow keys typed as the `Flow-Keys` header takes them: separated by commas, spaces around each trimmed. Empty text
+ * is no keys; anything else goes to the API as typed (an empty key between two commas, a key named twice), for
+ * its 422 to name the key at fault.
+ */
+export function flowKeysOf(text: string): string[] {
+  if (text.trim() === '') return [];
+  return text.split(',').map((key) => key.trim());
+}
+
+/** The form field a 422's `field` points at: `headers.X-Id` → headers, `retry.max_attempts` → retry, `flow_keys[1]` → flow_keys. */
 export function formFieldOf(apiField: string | null): SendField | null {
   if (apiField === null) return null;
   const first = apiField.split(/[.[]/, 1)[0]?.toLowerCase() ?? '';
   if (first === 'idempotency-key' || first === 'idempotency_key') return 'idempotency_key';
-  const known: readonly string[] = ['url', 'method', 'headers', 'body', 'delay', 'deliver_at', 'retry', 'timeout', 'metadata'];
+  const known: readonly string[] = ['url', 'method', 'headers', 'body', 'delay', 'deliver_at', 'retry', 'timeout', 'metadata', 'flow_keys'];
   return known.includes(first) ? (first as SendField) : null;
 }

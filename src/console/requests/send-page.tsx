@@ -121,6 +121,23 @@ export function SendPage() {
             <input id="s-key" value={draft.idempotencyKey} onInput={set('idempotencyKey')} {...invalid('s-key', errorOf('idempotency_key'))} />
           </Field>
         </div>
+        <Field
+          id="s-flow-keys"
+          label="Flow keys"
+          error={errorOf('flow_keys')}
+          hint="Optional: up to 4, separated by commas. Each attempt starts only when its queue and every one of these keys admit it."
+        >
+          <input
+            id="s-flow-keys"
+            class="mono"
+            placeholder="customer:42, vendor:acme"
+            spellcheck={false}
+            autocomplete="off"
+            value={draft.flowKeys}
+            onInput={set('flowKeys')}
+            {...invalid('s-flow-keys', errorOf('flow_keys'))}
+          />
+        </Field>
         <div class="row form-buttons">
           <button type="submit" class="primary" disabled={send.busy}>
             {send.busy ? 'Sending…' : 'Send'}

@@ -4,7 +4,7 @@ import { useSession } from '../shell/context.js';
 import type { ShownError } from '../shell/ferry-api.js';
 import { hrefOf, navigate } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
-import { FieldProblem, fieldAttributes, localProblem } from './field-problem.js';
+import { FieldProblem, fieldAttributes, localProblem } from '../ui/field-problem.js';
 import { RunPreview } from './run-preview.js';
 import { draftOf, TimingFields, timingOf, type TimingDraft } from './timing-fields.js';
 import { zoneOf } from './timing-words.js';

@@ -1,7 +1,7 @@
 import type { Timing } from '../../../sdk/src/types.js';
 import type { ShownError } from '../shell/ferry-api.js';
 import { UTC_FIELD_PLACEHOLDER, readUtcField } from '../ui/utc-field.js';
-import { FieldProblem, fieldAttributes, localProblem } from './field-problem.js';
+import { FieldProblem, fieldAttributes, localProblem } from '../ui/field-problem.js';
 import type { ReadTiming } from './timing-words.js';
 import { cronInWords } from './timing-words.js';
 

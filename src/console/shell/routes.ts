@@ -1,7 +1,8 @@
 /**
  * The console's places, kept in the URL's fragment so that every page can be bookmarked, reloaded and shared
  * without the server knowing the console's routes: `#/requests?status=failed`, `#/requests/<id>`, `#/send`,
- * `#/schedules`, `#/schedules/new`, `#/schedules/<id>`.
+ * `#/schedules`, `#/schedules/new`, `#/schedules/<id>`, `#/queues`, `#/queues/<name>`, `#/flow-keys`,
+ * `#/flow-keys/<key>`.
  */
 export type Route =
   | { readonly page: 'requests'; readonly query: URLSearchParams }
@@ -9,7 +10,11 @@ export type Route =
   | { readonly page: 'send' }
   | { readonly page: 'schedules'; readonly query: URLSearchParams }
   | { readonly page: 'new-schedule' }
-  | { readonly page: 'schedule'; readonly id: string };
+  | { readonly page: 'schedule'; readonly id: string }
+  | { readonly page: 'queues'; readonly query: URLSearchParams }
+  | { readonly page: 'queue'; readonly name: string }
+  | { readonly page: 'flow-keys'; readonly query: URLSearchParams }
+  | { readonly page: 'flow-key'; readonly name: string };
 
 export function parseRoute(hash: string): Route {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
@@ -20,6 +25,10 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'schedules' && parts[1] === 'new') return { page: 'new-schedule' };
   if (parts[0] === 'schedules' && parts[1] !== undefined) return { page: 'schedule', id: parts[1] };
   if (parts[0] === 'schedules') return { page: 'schedules', query };
+  if (parts[0] === 'queues' && parts[1] !== undefined) return { page: 'queue', name: parts[1] };
+  if (parts[0] === 'queues') return { page: 'queues', query };
+  if (parts[0] === 'flow-keys' && parts[1] !== undefined) return { page: 'flow-key', name: parts[1] };
+  if (parts[0] === 'flow-keys') return { page: 'flow-keys', query };
   return { page: 'requests', query };
 }
 
@@ -39,15 +48,26 @@ export function hrefOf(route: Route): string {
       return `#/requests/${encodeURIComponent(route.id)}`;
     case 'schedule':
       return `#/schedules/${encodeURIComponent(route.id)}`;
+    case 'queue':
+      return `#/queues/${nameSegment(route.name)}`;
+    case 'flow-key':
+      return `#/flow-keys/${nameSegment(route.name)}`;
     case 'send':
       return '#/send';
     case 'new-schedule':
       return '#/schedules/new';
     case 'requests':
-    case 'schedules': {
+    case 'schedules':
+    case 'queues':
+    case 'flow-keys': {
       const query = new URLSearchParams([...route.query].filter(([, v]) => v !== ''));
       const search = query.toString();
       return `#/${route.page}${search === '' ? '' : `?${search}`}`;
     }
   }
+}
+
+/** A queue or flow key name as a path segment; colons, common in keys (`vendor:acme`), stay readable. */
+function nameSegment(name: string): string {
+  return encodeURIComponent(name).replace(/%3A/g, ':');
 }
