@@ -224,7 +224,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
         name: `race ${i}`,
         timing: { type: 'interval', everySeconds: 3600, startsAt: t1, firstRunAt: t1 },
         status: 'active',
-        request: { url: 'https://example.com/race', headers: [], body: new TextEncoder().encode(`{"i":${i}}`), retry: 0 },
+        request: { url: 'https://example.com/race', headers: [], body: new TextEncoder().encode(`{"i":${i}}`), retry: 0, flowKeys: [] },
         nextRunAt: t1,
         lastRunAt: null,
         lastRunOutcome: null,

@@ -11,6 +11,9 @@ import { VersionConflict } from '../../src/ports/requests.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { aRequest } from '../contract/suite/harness.js';
 
+/** Hand-backs of requests never attempted. */
+const NEVER_ATTEMPTED = { attemptCount: 0 };
+
 const T = Date.UTC(2030, 0, 1);
 const STORE_AFTER_MS = 1_000;
 const LEASE_MS = 60_000;
@@ -56,12 +59,12 @@ describe('claims of the Cassandra request store', () => {
     claims.hold(claim);
     expect([out.inHand(claim.request.id), out.heldCount]).toEqual([true, 1]);
 
-    const next = await claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back');
-    expect(next).toMatchObject({ status: 'queued', dueAt: T + 1_000, startedAt: T, version: 6 });
+    const next = await claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back');
+    expect(next).toMatchObject({ status: 'queued', dueAt: T + 1_000, startedAt: null, version: 6 });
     expect(writes).toHaveLength(1);
     expect(writes[0]!.extras.storedAs).toEqual({ status: 'queued', dueAt: T });
     expect([out.inHand(claim.request.id), out.heldCount]).toEqual([false, 0]);
-    await expect(claims.change(claim, handedBack(T + 2, T + 2_000), 'again')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 2, T + 2_000), 'again')).rejects.toBeInstanceOf(VersionConflict);
     clock.advance(10 * STORE_AFTER_MS);
     expect(writes).toHaveLength(1);
   });
@@ -77,7 +80,7 @@ describe('claims of the Cassandra request store', () => {
     expect(writes[0]).toMatchObject({ during: 'storing a claim', extras: { version: claim.request.version, storedAs: { status: 'queued', dueAt: T } } });
     expect(out.inHand(claim.request.id)).toBe(false);
 
-    await claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back');
+    await claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back');
     expect(writes[1]!.extras.storedAs).toBeNull();
   });
 
@@ -87,7 +90,7 @@ describe('claims of the Cassandra request store', () => {
     claims.hold(claim);
     clock.advance(STORE_AFTER_MS);
     await expect.poll(() => out.heldCount).toBe(0);
-    await expect(claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
   });
 
   it('keeps a claim held while storing it fails, tries again later, and drops it once its lease is over', async () => {
@@ -105,22 +108,22 @@ describe('claims of the Cassandra request store', () => {
     }
     expect(out.heldCount).toBe(0);
     expect(writes.length).toBeGreaterThan(10);
-    await expect(claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
   });
 
   it('holds a claim again when its change failed unanswered, so that the change can be tried again', async () => {
     const { out, claims } = setUp(['unreachable']);
     const { claim } = aClaim();
     claims.hold(claim);
-    await expect(claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back')).rejects.toThrow('unreachable');
+    await expect(claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back')).rejects.toThrow('unreachable');
     expect([out.inHand(claim.request.id), out.heldCount]).toEqual([true, 1]);
-    await expect(claims.change(claim, handedBack(T + 1, T + 1_000), 'handing back')).resolves.toMatchObject({ status: 'queued' });
+    await expect(claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back')).resolves.toMatchObject({ status: 'queued' });
   });
 
   it('lets one of two changes made through one claim at once win, the other conflicts', async () => {
     const { writes, claims } = setUp();
     const { claim } = aClaim(true);
-    const results = await Promise.allSettled([claims.change(claim, handedBack(T + 1, T + 1_000), 'a'), claims.change(claim, handedBack(T + 1, T + 2_000), 'b')]);
+    const results = await Promise.allSettled([claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'a'), claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 1, T + 2_000), 'b')]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
     expect(writes).toHaveLength(1);
@@ -131,12 +134,12 @@ describe('claims of the Cassandra request store', () => {
     const fenced = aClaim(true).claim;
     out.handOut(fenced);
     out.fence(fenced.request.id);
-    await expect(claims.change(fenced, handedBack(T + 1, T + 1_000), 'a')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(claims.change(fenced, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'a')).rejects.toBeInstanceOf(VersionConflict);
 
     const { claim: older } = aClaim(true);
     out.handOut(older);
     out.handOut(new CassandraClaim(older.request, 1, null, false));
-    await expect(claims.change(older, handedBack(T + 1, T + 1_000), 'a')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(claims.change(older, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'a')).rejects.toBeInstanceOf(VersionConflict);
   });
 
   it('reads the request first when a cancel was noticed since a stored claim, and writes the change on it', async () => {
@@ -145,14 +148,14 @@ describe('claims of the Cassandra request store', () => {
     const { out, writes, claims } = setUp([], read);
     out.handOut(claim);
     out.cancelAsked(claim.request.id);
-    await claims.change(claim, handedBack(T + 10, T + 1_000), 'handing back');
+    await claims.change(claim, handedBack(NEVER_ATTEMPTED, T + 10, T + 1_000), 'handing back');
     expect(writes[0]!.current).toBe(read);
 
     const { claim: moved } = aClaim(true);
     const other = setUp([], { ...moved.request, version: moved.request.version + 1 });
     other.out.handOut(moved);
     other.out.cancelAsked(moved.request.id);
-    await expect(other.claims.change(moved, handedBack(T + 10, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
+    await expect(other.claims.change(moved, handedBack(NEVER_ATTEMPTED, T + 10, T + 1_000), 'handing back')).rejects.toBeInstanceOf(VersionConflict);
     expect(other.writes).toHaveLength(0);
   });
 
@@ -175,7 +178,7 @@ describe('claims of the Cassandra request store', () => {
     claims.hold(b);
     claims.hold(c);
     expect(clock.timers).toBe(1);
-    await claims.change(b, handedBack(T + 1, T + 1_000), 'handing back');
+    await claims.change(b, handedBack(NEVER_ATTEMPTED, T + 1, T + 1_000), 'handing back');
     clock.advance(STORE_AFTER_MS - 100);
     await expect.poll(() => writes.map((w) => [w.current.id, w.during])).toEqual([
       [b.request.id, 'handing back'],

@@ -83,7 +83,7 @@ describe('the request lifecycle', () => {
   it('hands a claimed request back, and releases a lease, due at the given time', () => {
     const clock = new FakeClock(T);
     const leased = aRequest({ status: 'delivering', dueAt: T + 60_000, version: 4 });
-    expect(applied(leased, handedBack(clock.now(), clock.now() + 1_000))).toMatchObject({ status: 'queued', dueAt: T + 1_000, updatedAt: T, version: 5 });
+    expect(applied(leased, handedBack(leased, clock.now(), clock.now() + 1_000))).toMatchObject({ status: 'queued', dueAt: T + 1_000, updatedAt: T, version: 5 });
     expect(applied(leased, leaseReleased(clock.now()))).toMatchObject({ status: 'delivering', dueAt: T, updatedAt: leased.updatedAt, version: 5 });
   });
 
@@ -92,8 +92,11 @@ describe('the request lifecycle', () => {
     const claim = claimed(T + 1, T + 60_000);
     const { change } = settleAttempt(applied(stored, claim), 1, success, timing);
     expect(applied(stored, followedBy(claim, change), 5)).toStrictEqual({ ...applied(applied(stored, claim), change), version: 5 });
-    const back = handedBack(T + 2, T + 1_002);
-    expect(applied(stored, followedBy(claim, back))).toMatchObject({ status: 'queued', dueAt: T + 1_002, startedAt: T + 1, updatedAt: T + 2 });
+    // Never attempted, it has not started: the claim's stamp goes with the hand-back. One attempted keeps its start.
+    const back = handedBack(stored, T + 2, T + 1_002);
+    expect(applied(stored, followedBy(claim, back))).toMatchObject({ status: 'queued', dueAt: T + 1_002, startedAt: null, updatedAt: T + 2 });
+    const retried = aRequest({ status: 'queued', dueAt: T, startedAt: T - 5_000, attemptCount: 1, version: 3 });
+    expect(applied(retried, followedBy(claim, handedBack(retried, T + 2, T + 1_002)))).toMatchObject({ startedAt: T - 5_000 });
   });
 
   it('settles an attempt: waits for the retry, or ends the request, as the decision says', () => {

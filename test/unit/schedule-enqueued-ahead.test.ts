@@ -28,7 +28,7 @@ function schedule(overrides: Partial<StoredSchedule> = {}): StoredSchedule {
     name: 'every minute',
     timing: { type: 'interval', everySeconds: 60, startsAt: T0, firstRunAt: T0 },
     status: 'active',
-    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0 },
+    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [] },
     nextRunAt: T1,
     lastRunAt: T0,
     lastRunOutcome: 'enqueued',

@@ -54,7 +54,7 @@ async function aSchedule(overrides: Partial<StoredSchedule> = {}): Promise<Store
     name: 'every minute',
     timing,
     status: 'active',
-    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0 },
+    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [] },
     nextRunAt: timing.firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
@@ -459,7 +459,7 @@ describe('ScheduleFiring on the fake clock', () => {
     const clock = new FakeClock(T0);
     const lead = 10 * SECOND;
     const s = await aSchedule();
-    const changed = { url: 'https://example.com/changed', headers: [], body: null, retry: 1 };
+    const changed = { url: 'https://example.com/changed', headers: [], body: null, retry: 1, flowKeys: [] };
     const revisions: number[] = [];
     const w = firing(
       clock,

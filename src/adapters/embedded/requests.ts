@@ -72,7 +72,7 @@ export class EmbeddedRequestStore implements RequestStore {
   }
 
   async handBack(claim: Claim, now: number, dueAt: number, waitingFor: WaitingFor | null = null): Promise<void> {
-    await this.changeClaimed(claim, handedBack(now, dueAt, waitingFor));
+    await this.changeClaimed(claim, handedBack(claim.request, now, dueAt, waitingFor));
   }
 
   async wakeHeld(ids: readonly string[], now: number): Promise<number> {

@@ -75,10 +75,11 @@ export function claimed(now: number, leaseUntil: number): Transition {
 
 /**
  * Handed back unsent by its deliverer at `now` (no free slot, a budget that holds it back, shutting down): due again
- * at `dueAt`. `waitingFor` names the budget that held it back, if one did.
+ * at `dueAt`. `waitingFor` names the budget that held it back, if one did. A request `r` never attempted loses the
+ * start its claim stamped: `started_at` is when its first attempt really went, not when it was first claimed.
  */
-export function handedBack(now: number, dueAt: number, waitingFor: WaitingFor | null = null): Transition {
-  return { set: { status: 'queued', dueAt, updatedAt: now, waitingFor } };
+export function handedBack(r: Pick<StoredRequest, 'attemptCount'>, now: number, dueAt: number, waitingFor: WaitingFor | null = null): Transition {
+  return { set: { status: 'queued', dueAt, updatedAt: now, waitingFor, ...(r.attemptCount === 0 ? { startedAt: null } : {}) } };
 }
 
 /** The status a held request waits in, the only one `woken` applies to (with a `waitingFor`, due later). */

@@ -14,11 +14,8 @@ export interface ScheduleRequest {
   readonly body: Uint8Array | null;
   /** Additional attempts after the first, 0 to 19. */
   readonly retry: number;
-  /**
-   * The flow keys every occurrence's request carries (`src/domain/flow/`), in the order given; at most four.
-   * Absent reads as none: schedules stored before flow keys existed have none.
-   */
-  readonly flowKeys?: readonly string[];
+  /** The flow keys every occurrence's request carries (`src/domain/flow/`), in the order given; at most four. */
+  readonly flowKeys: readonly string[];
 }
 
 /** A schedule as stored. Times are milliseconds since the Unix epoch, UTC. */

@@ -26,16 +26,17 @@ export function describeRequestChangeContract(makeBackend: BackendFactory): void
     const backend = useBackend(makeBackend);
     const store = () => backend().requests;
 
-    it('hands a claimed request back: queued, due again, one version on, other fields alone', async () => {
+    it('hands a claimed request back: queued, due again, one version on, not started, other fields alone', async () => {
       const r = aRequest({ status: 'scheduled', scheduledAt: T0 + 60_000, dueAt: T0 + 60_000 });
       await store().insertMany([r]);
       const claim = await claimOf(store(), r.id, T0 + 60_000);
 
       await store().handBack(claim, T0 + 60_010, T0 + 61_000);
-      const expected = { ...r, status: 'queued', dueAt: T0 + 61_000, updatedAt: T0 + 60_010, startedAt: T0 + 60_000, version: claim.request.version + 1 };
+      // Never attempted: the claim's start stamp goes with it, so `started_at` is the first attempt's, when it goes.
+      const expected = { ...r, status: 'queued', dueAt: T0 + 61_000, updatedAt: T0 + 60_010, startedAt: null, version: claim.request.version + 1 };
       expect(await store().get(PROJECT_A, r.id)).toStrictEqual(expected);
       expect(await store().claimDue(T0 + 60_999, 10, T0 + 120_000)).toEqual([]);
-      expect((await claimOf(store(), r.id, T0 + 61_000)).request).toMatchObject({ status: 'delivering', startedAt: T0 + 60_000 });
+      expect((await claimOf(store(), r.id, T0 + 61_000)).request).toMatchObject({ status: 'delivering', startedAt: T0 + 61_000 });
     });
 
     it('refuses a second change through a spent claim with VersionConflict', async () => {

@@ -226,7 +226,7 @@ export class CassandraRequestStore implements RequestStore {
 
   handBack(claim: Claim, now: number, dueAt: number, waitingFor: WaitingFor | null = null): Promise<void> {
     return this.inFlight.run(async () => {
-      await this.claimChanges.change(claim, handedBack(now, dueAt, waitingFor), 'handing a request back');
+      await this.claimChanges.change(claim, handedBack(claim.request, now, dueAt, waitingFor), 'handing a request back');
     });
   }
 
