@@ -25,7 +25,7 @@ function named(name: string, l: BudgetLimits, kind: NamedBudget['kind'] = 'flow_
  * Requests that come back exactly when told, against `budgets`, from T for `ms`: the start times, and how many
  * times requests were handed back. `backlog` requests are due at T.
  */
-function drain(budgets: NamedBudget[], backlog: number, ms: number): { starts: number[]; handBacks: number } {
+function drain(budgets: NamedBudget[], backlog: number, ms: number, late: (at: number) => number = () => 0): { starts: number[]; handBacks: number } {
   const due = new Map<string, number>();
   for (let i = 0; i < backlog; i++) due.set(`r${String(i).padStart(6, '0')}`, T);
   const starts: number[] = [];
@@ -41,7 +41,7 @@ function drain(budgets: NamedBudget[], backlog: number, ms: number): { starts: n
         due.delete(id);
       } else {
         handBacks++;
-        due.set(id, a.until);
+        due.set(id, a.until + late(a.until));
       }
     }
   }
@@ -126,6 +126,16 @@ describe('admission', () => {
     expect(steady.length / 19).toBeGreaterThanOrEqual(5 * 0.95);
     expect(steady.length / 19).toBeLessThanOrEqual(5 * 1.05);
     expect(handBacks).toBeLessThanOrEqual(1_000);
+  });
+
+  it('promised requests that come back late, and together, still start no faster than rate + burst', () => {
+    // Claims stall for 2 s out of every 5 (storage busy, say): what fell due meanwhile comes back at once after.
+    const late = (at: number) => Math.max(0, 2_000 - ((at - T) % 5_000));
+    const key = named('k', limits({ rate: fivePerSecond }));
+    const { starts } = drain([key], 1_000, 20_000, late);
+    expect(maxInWindow(starts, 1_000)).toBeLessThanOrEqual(10);
+    // The stalls cost starts (nothing starts while they last); what is left still goes at the rate, after the burst.
+    expect(starts.length).toBeGreaterThanOrEqual(4 * 20);
   });
 
   it('two keys on one request bind by the tighter one, the queue first', () => {

@@ -18,7 +18,14 @@ const FIRST_DURATION_MS = 1_000;
 export class Budget {
   private limits: BudgetLimits = NO_LIMITS;
   private share = 1;
+  /** Starts planned: the ones made and the ones promised. Held requests are handed back due at their promise. */
   private schedule: RateSchedule = FRESH_SCHEDULE;
+  /**
+   * Starts made, on the same bucket: a promise is a plan, and its request may come back late (a claim takes a
+   * moment, more under load); many promised requests coming back late together must still start no faster than
+   * the rate and burst allow, so every start is also measured against what really started.
+   */
+  private meter: RateSchedule = FRESH_SCHEDULE;
   private adaptive: AdaptiveRate = FULL_RATE;
   private periodIndex = 0;
   private periodStarts = 0;
@@ -35,7 +42,11 @@ export class Budget {
    * held back by the pause when this resumes it, so they can be made due at once.
    */
   configure(limits: BudgetLimits, paused: boolean, share = 1): string[] {
-    if (!sameRate(limits.rate, this.limits.rate) || share !== this.share) this.forgetPromises();
+    if (!sameRate(limits.rate, this.limits.rate)) {
+      // A new rate starts a fresh bucket, as a new configuration would.
+      this.promised.clear();
+      this.schedule = this.meter = FRESH_SCHEDULE;
+    } else if (share !== this.share) this.forgetPromises();
     const resumed = this.paused && !paused;
     this.limits = limits;
     this.paused = paused;
@@ -73,12 +84,16 @@ export class Budget {
     return c !== null && this.inFlight >= c;
   }
 
-  /** When the request may start as far as the rate goes: its promised time, or the schedule's earliest. */
+  /**
+   * When the request may start as far as the rate goes: its promised time, or the schedule's earliest; and never
+   * before the starts really made allow.
+   */
   startAt(requestId: string, now: number): number {
-    const promise = this.promised.get(requestId);
-    if (promise !== undefined) return Math.max(now, promise);
     const rate = this.rateAt(now);
-    return rate === null ? now : earliestStart(this.schedule, rate, now);
+    if (rate === null) return now;
+    const promise = this.promised.get(requestId);
+    const planned = promise !== undefined ? Math.max(now, promise) : earliestStart(this.schedule, rate, now);
+    return Math.max(planned, earliestStart(this.meter, rate, now));
   }
 
   /**
@@ -99,9 +114,10 @@ export class Budget {
   /** An attempt of the request starts at `now`: it takes its promised start, or the next one now. */
   started(requestId: string, now: number): void {
     this.held.delete(requestId);
-    if (!this.promised.delete(requestId)) {
-      const rate = this.rateAt(now);
-      if (rate !== null) this.schedule = reserved(this.schedule, rate, now);
+    const rate = this.rateAt(now);
+    if (rate !== null) {
+      if (!this.promised.delete(requestId)) this.schedule = reserved(this.schedule, rate, now);
+      this.meter = reserved(this.meter, rate, now);
     }
     const index = this.limits.rate === null ? 0 : Math.floor(now / this.limits.rate.periodMs);
     if (index !== this.periodIndex) {
@@ -131,6 +147,7 @@ export class Budget {
     this.promised.clear();
     const rate = this.rateAt(now);
     this.schedule = rate === null ? FRESH_SCHEDULE : { tat: now + rate.burst * emissionIntervalMs(rate) };
+    this.meter = this.schedule;
   }
 
   succeeded(now: number): void {
@@ -161,7 +178,7 @@ export class Budget {
   /** Starts the bucket can take now without waiting; for metrics and tests. */
   tokensAt(now: number): number | null {
     const rate = this.rateAt(now);
-    return rate === null ? null : tokensAt(this.schedule, rate, now);
+    return rate === null ? null : Math.min(tokensAt(this.schedule, rate, now), tokensAt(this.meter, rate, now));
   }
 
   /** Forgets promises and holds whose requests never came back; true when nothing is left to remember. */
@@ -177,7 +194,7 @@ export class Budget {
 
   private forgetPromises(): void {
     this.promised.clear();
-    this.schedule = FRESH_SCHEDULE;
+    this.schedule = this.meter;
   }
 }
 
