@@ -4,9 +4,11 @@
  *    backlog of `--seconds` (60) of work accepted while it delivers; per 1 s window after the first two seconds
  *    (the burst, and the accept catching up): the mean, the lowest and the highest window, and the mean over the
  *    whole steady span. `--processes 1,2` runs it on Cassandra + Kafka with that many processes instead.
- *  - fairness: an unlimited queue's deliveries/s alone, then beside `--keys` (10,000) flow keys each limited to 1/s,
- *    each with `--per-key` (3) requests (all but the first held back and handed back once), and beside as many
- *    paused keys with the same requests (held back every few seconds while paused).
+ *  - fairness: an unlimited queue's deliveries/s alone (`--requests`, 30,000); then with `--keys` (10,000) flow
+ *    keys each limited to 1/s and `--per-key` (3) requests each accepted at the same time (the keys' own deliveries
+ *    share the machine); then after as many keys limited to 1 an hour got their requests (each key's first
+ *    delivered, the rest held for hours), and after as many paused keys got theirs (all held): what held requests
+ *    take from others once they are held.
  *  - memory: the process's heap and RSS with no key, then after `--keys` keys were configured and each sent one
  *    request (their budgets live and idle).
  *
@@ -138,10 +140,10 @@ async function keyRate(processes: number | null): Promise<void> {
   }
 }
 
-/** Deliveries/s of `requests` unlimited requests, from the first arrival to the last. */
-async function unlimitedRun(d: Deployment, path: string): Promise<number> {
+/** Deliveries/s of `requests` unlimited requests, from the first arrival to the last; `beside` accepted with them. */
+async function unlimitedRun(d: Deployment, path: string, beside: ReadonlyArray<Record<string, unknown>> = []): Promise<number> {
   const items = Array.from({ length: unlimited }, (_, i) => ({ url: `${d.dest.url}${path}`, body: { i } }));
-  await acceptAll(d.apis, items);
+  await Promise.all([acceptAll(d.apis, items, 4), beside.length > 0 ? acceptAll(d.apis, beside, 4) : null]);
   await waitFor(() => d.dest.arrivalsAt(path).length >= unlimited, 300_000);
   const at = d.dest.arrivalsAt(path).map((a) => a.receivedAt).sort((a, b) => a - b);
   return (unlimited / (at.at(-1)! - at[0]!)) * 1000;
@@ -166,22 +168,52 @@ async function fairness(): Promise<void> {
     await configureKeys(api, 'r', { rate: { limit: 1, period: '1s' } }, 'put');
     await new Promise((r) => setTimeout(r, 1_000));
     const keyed = Array.from({ length: keyCount * perKey }, (_, i) => ({ url: `${d.dest.url}/rated`, flow_keys: [`r${i % keyCount}`], queue: 'keyed' }));
-    await acceptAll(d.apis, keyed);
-    const beside = await unlimitedRun(d, '/beside-rated');
+    const startedAt = Date.now();
+    const beside = await unlimitedRun(d, '/beside-rated', keyed);
+    const unlimitedDone = Date.now();
     await waitFor(() => d.dest.arrivalsAt('/rated').length >= keyed.length, 300_000);
-    console.log(`  beside ${keyCount} keys at 1/s with ${perKey} requests each: ${beside.toFixed(0)} deliveries/s (${((beside / alone) * 100).toFixed(0)} %)`);
+    const keyedAt = d.dest.arrivalsAt('/rated').map((a) => a.receivedAt);
+    const keyedDuring = keyedAt.filter((t) => t <= unlimitedDone).length;
+    console.log(
+      `  with ${keyCount} keys at 1/s, ${perKey} requests each, accepted alongside: ${beside.toFixed(0)} deliveries/s (${((beside / alone) * 100).toFixed(0)} %); ` +
+        `keyed delivered meanwhile ${keyedDuring}, all ${keyed.length} by ${((Math.max(...keyedAt) - startedAt) / 1000).toFixed(1)} s`,
+    );
 
+    await configureKeys(api, 'h', { rate: { limit: 1, period: '1h' } }, 'put');
+    await heldThenUnlimited(d, alone, 'h', '/hourly', keyCount, 'keys at 1/h');
     await configureKeys(api, 'p', null, 'pause');
-    await new Promise((r) => setTimeout(r, 1_000));
-    const parked = Array.from({ length: keyCount * perKey }, (_, i) => ({ url: `${d.dest.url}/paused`, flow_keys: [`p${i % keyCount}`], queue: 'keyed' }));
-    await acceptAll(d.apis, parked);
-    const besidePaused = await unlimitedRun(d, '/beside-paused');
-    console.log(`  beside ${keyCount} paused keys holding ${parked.length} requests: ${besidePaused.toFixed(0)} deliveries/s (${((besidePaused / alone) * 100).toFixed(0)} %)`);
-    const paused = await api.call<{ waiting: { paused: number } }>('GET', '/queues/keyed');
-    console.log(`  queue "keyed" reads waiting.paused = ${JSON.stringify(paused.body.data?.waiting)}; paused arrivals: ${d.dest.arrivalsAt('/paused').length}`);
+    await heldThenUnlimited(d, alone, 'p', '/paused', 0, 'paused keys');
+    const paused = await api.call<{ waiting: { paused: number } }>('GET', '/flow-keys/p0');
+    console.log(`  key p0 reads waiting ${JSON.stringify(paused.body.data?.waiting)}; arrivals under paused keys: ${d.dest.arrivalsAt('/paused').length}`);
   } finally {
     await d.stop();
   }
+}
+
+/**
+ * Requests under keys `prefix`0… accepted and held (`delivered` of them go out first), then the unlimited queue's
+ * run: what the held requests cost the others once held.
+ */
+async function heldThenUnlimited(d: Deployment, alone: number, prefix: string, path: string, delivered: number, what: string): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1_000));
+  const items = Array.from({ length: keyCount * perKey }, (_, i) => ({ url: `${d.dest.url}${path}`, flow_keys: [`${prefix}${i % keyCount}`], queue: 'held' }));
+  const start = Date.now();
+  await acceptAll(d.apis, items);
+  // Held once each: every key reads all its requests but the delivered ones waiting.
+  await waitFor(() => d.dest.arrivalsAt(path).length >= delivered, 120_000);
+  const api = d.apis[0]!;
+  for (;;) {
+    const key = await api.call<{ waiting: { rate: number; paused: number } }>('GET', `/flow-keys/${prefix}${keyCount - 1}`);
+    const w = key.body.data.waiting;
+    if (w.rate + w.paused >= perKey - (delivered > 0 ? 1 : 0)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const heldIn = (Date.now() - start) / 1000;
+  const rate = await unlimitedRun(d, `/after-${prefix}`);
+  console.log(
+    `  after ${keyCount} ${what} got ${items.length} requests (${delivered} delivered, the rest held, in ${heldIn.toFixed(1)} s): ` +
+      `${rate.toFixed(0)} deliveries/s (${((rate / alone) * 100).toFixed(0)} %)`,
+  );
 }
 
 function memoryOf(pid: number): { rssMb: number } {

@@ -178,10 +178,10 @@ describe('admission', () => {
     key.budget.configure(limits({}), true);
     queue.budget.started('x', T);
     const first = admit([queue, key], 'r', T, null);
-    expect(first).toMatchObject({ start: false, waitingFor: { kind: 'flow_key', reason: 'paused', since: T }, until: T + 1_000 });
+    expect(first).toMatchObject({ start: false, waitingFor: { kind: 'flow_key', reason: 'paused', since: T }, until: T + 30_000 });
     if (first.start) return;
-    const later = admit([queue, key], 'r', T + 60_000, first.waitingFor);
-    expect(later).toMatchObject({ waitingFor: { since: T }, until: T + 75_000 });
+    const later = admit([queue, key], 'r', T + 160_000, first.waitingFor);
+    expect(later).toMatchObject({ waitingFor: { since: T }, until: T + 200_000 });
     const long = admit([queue, key], 'r', T + 3_600_000, first.waitingFor);
     expect(long).toMatchObject({ until: T + 3_660_000 });
   });

@@ -16,12 +16,13 @@ export type Admission =
 /** A promised start this close to now counts as now: a hand-back costs more than the wait. */
 const START_SLACK_MS = 5;
 /**
- * A request held by a pause looks again this soon at first, then less often the longer the pause lasts, up to a
- * minute: a paused budget then costs a store write per held request per minute. A resume does not wait for that:
- * the process that held them makes them due at once (`wakeHeld`); the recheck only serves requests no process
- * remembers holding (held before a restart, say).
+ * A request held by a pause looks again after 30 s, then less often the longer the pause lasts, up to a minute apart:
+ * a paused budget costs a store write per held request every 30–60 s. A resume does not wait for that: the process
+ * that held them makes them due at once (`wakeHeld`); the recheck only serves requests no process remembers holding
+ * (held before a restart or a shard move, or past the budget's memory). Measured: rechecking after 1 s at first,
+ * 30,000 requests under paused keys took a quarter of the delivery rate of an unlimited queue beside them.
  */
-const PAUSED_RECHECK_MIN_MS = 1_000;
+const PAUSED_RECHECK_MIN_MS = 30_000;
 const PAUSED_RECHECK_MAX_MS = 60_000;
 /** A request held for concurrency comes back within these bounds, whatever the mean duration of its calls. */
 const CONCURRENCY_WAIT_MIN_MS = 50;

@@ -6,6 +6,11 @@ import { earliestStart, emissionIntervalMs, FRESH_SCHEDULE, reserved, tokensAt, 
 const FORGET_AFTER_MS = 60_000;
 /** At most this many requests of one budget are promised a start; later ones come back unpromised (see `promise`). */
 const MAX_PROMISES = 100_000;
+/**
+ * At most this many held requests of one budget are remembered (to be counted, and woken by a resume); later ones
+ * still wait, but are not counted and come back on their own (see `admission.ts`).
+ */
+const MAX_HELD = 100_000;
 /** The running mean of exchange durations gives this weight to the newest one. */
 const DURATION_WEIGHT = 0.2;
 const FIRST_DURATION_MS = 1_000;
@@ -108,7 +113,7 @@ export class Budget {
   }
 
   hold(requestId: string, reason: HoldReason, until: number): void {
-    this.held.set(requestId, { reason, until });
+    if (this.held.size < MAX_HELD || this.held.has(requestId)) this.held.set(requestId, { reason, until });
   }
 
   /** An attempt of the request starts at `now`: it takes its promised start, or the next one now. */
