@@ -9,10 +9,11 @@
  *    share the machine); then after as many keys limited to 1 an hour got their requests (each key's first
  *    delivered, the rest held for hours), and after as many paused keys got theirs (all held): what held requests
  *    take from others once they are held.
- *  - memory: the process's heap and RSS with no key, then after `--keys` keys were configured and each sent one
- *    request (their budgets live and idle).
+ *  - memory: the service's RSS with no key, then after `--keys` keys were configured and each sent one request
+ *    (their budgets live and idle); and, in this process (run with NODE_OPTIONS=--expose-gc), the heap a delivering
+ *    process's `BudgetGate` holds for that many configured keys each with an idle live budget.
  *
- *   npm run build && npx tsx test/bench/flow.ts [--only key-rate|fairness|memory] [--rate 500] [--seconds 60]
+ *   npm run build && NODE_OPTIONS=--expose-gc npx tsx test/bench/flow.ts [--only key-rate|fairness|memory|heap] [--rate 500] [--seconds 60]
  *     [--processes 1,2] [--keys 10000] [--per-key 3] [--requests 30000]
  */
 const args = new Map<string, string>();
@@ -216,6 +217,45 @@ async function heldThenUnlimited(d: Deployment, alone: number, prefix: string, p
   );
 }
 
+/** The heap a `BudgetGate` holds for `keyCount` configured keys with an idle live budget each, measured here. */
+async function gateHeap(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) {
+    console.log('  (run with NODE_OPTIONS=--expose-gc for the heap of the keys\' state)');
+    return;
+  }
+  const settle = (): number => {
+    for (let i = 0; i < 4; i++) gc();
+    return process.memoryUsage().heapUsed;
+  };
+  // Warm: the modules and the code paths below, so their one-time allocations fall outside the measurement.
+  await measuredGate(10);
+  const before = settle();
+  const gate = await measuredGate(keyCount);
+  const after = settle();
+  console.log(`  heap of a BudgetGate with ${keyCount} configured keys, each with an idle live budget: ${((after - before) / 1024 / 1024).toFixed(1)} MB (${Math.round((after - before) / keyCount)} bytes a key)`);
+  gate.stop();
+}
+
+/** A gate holding `count` configured keys, each with a live budget that has seen one attempt. */
+async function measuredGate(count: number) {
+  const { BudgetGate } = await import('../../src/workers/delivery/budget-gate.js');
+  const { systemClock } = await import('../../src/domain/clock.js');
+  const configs = Array.from({ length: count }, (_, i) => ({
+    projectId: 'prj_bench', kind: 'flow_key' as const, name: `k${i}`, rate: { limit: 1, periodMs: 1_000, burst: 1 }, concurrency: 5, adaptive: true, paused: false, updatedAt: 1,
+  }));
+  const gate = new BudgetGate({ budgets: { changedSince: async () => configs } as never, clock: systemClock });
+  await gate.start();
+  gate.stop();
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    const budgets = gate.budgetsOf({ projectId: 'prj_bench', queue: 'default', flowKeys: [`k${i}`] });
+    gate.started(`r${i}`, budgets, now);
+    gate.exchanged(budgets, 10);
+  }
+  return gate;
+}
+
 function memoryOf(pid: number): { rssMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return { rssMb: Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024 };
@@ -233,6 +273,7 @@ async function memory(): Promise<void> {
     await waitFor(() => d.dest.arrivalsAt('/idle').length >= keyCount, 120_000);
     const after = memoryOf(d.pids[0]!);
     console.log(`memory: RSS ${before.rssMb.toFixed(0)} MB before, ${after.rssMb.toFixed(0)} MB with ${keyCount} configured keys each used once (${(after.rssMb - before.rssMb).toFixed(1)} MB)`);
+    await gateHeap();
   } finally {
     await d.stop();
   }
@@ -243,3 +284,4 @@ if (only === undefined || only === 'key-rate') {
 }
 if (processCounts === null && (only === undefined || only === 'fairness')) await fairness();
 if (processCounts === null && (only === undefined || only === 'memory')) await memory();
+if (only === 'heap') await gateHeap();

@@ -37,10 +37,10 @@ export class Budget {
   private meanDurationMs = FIRST_DURATION_MS;
   inFlight = 0;
   paused = false;
-  /** Requests promised a start, and when. */
-  private readonly promised = new Map<string, number>();
+  /** Requests promised a start, and when; made at the first promise (most budgets never promise, and keys are many). */
+  private promised: Map<string, number> | null = null;
   /** Requests held back (handed back to storage until `until`), and why. */
-  private readonly held = new Map<string, { reason: HoldReason; until: number }>();
+  private held: Map<string, { reason: HoldReason; until: number }> | null = null;
 
   /**
    * Applies stored limits and pause; `share` as above. A changed rate starts a fresh schedule. Answers the requests
@@ -49,14 +49,14 @@ export class Budget {
   configure(limits: BudgetLimits, paused: boolean, share = 1): string[] {
     if (!sameRate(limits.rate, this.limits.rate)) {
       // A new rate starts a fresh bucket, as a new configuration would.
-      this.promised.clear();
+      this.promised = null;
       this.schedule = this.meter = FRESH_SCHEDULE;
     } else if (share !== this.share) this.forgetPromises();
     const resumed = this.paused && !paused;
     this.limits = limits;
     this.paused = paused;
     this.share = share;
-    if (!resumed) return [];
+    if (!resumed || this.held === null) return [];
     const woken: string[] = [];
     for (const [id, h] of this.held) {
       if (h.reason !== 'paused') continue;
@@ -96,7 +96,7 @@ export class Budget {
   startAt(requestId: string, now: number): number {
     const rate = this.rateAt(now);
     if (rate === null) return now;
-    const promise = this.promised.get(requestId);
+    const promise = this.promised?.get(requestId);
     const planned = promise !== undefined ? Math.max(now, promise) : earliestStart(this.schedule, rate, now);
     return Math.max(planned, earliestStart(this.meter, rate, now));
   }
@@ -107,21 +107,23 @@ export class Budget {
    */
   promise(requestId: string, at: number, now: number): void {
     const rate = this.rateAt(now);
-    if (rate === null || this.promised.has(requestId)) return;
+    if (rate === null || this.promised?.has(requestId) === true) return;
     this.schedule = reserved(this.schedule, rate, at);
+    this.promised ??= new Map();
     if (this.promised.size < MAX_PROMISES) this.promised.set(requestId, at);
   }
 
   hold(requestId: string, reason: HoldReason, until: number): void {
+    this.held ??= new Map();
     if (this.held.size < MAX_HELD || this.held.has(requestId)) this.held.set(requestId, { reason, until });
   }
 
   /** An attempt of the request starts at `now`: it takes its promised start, or the next one now. */
   started(requestId: string, now: number): void {
-    this.held.delete(requestId);
+    this.held?.delete(requestId);
     const rate = this.rateAt(now);
     if (rate !== null) {
-      if (!this.promised.delete(requestId)) this.schedule = reserved(this.schedule, rate, now);
+      if (this.promised?.delete(requestId) !== true) this.schedule = reserved(this.schedule, rate, now);
       this.meter = reserved(this.meter, rate, now);
     }
     const index = this.limits.rate === null ? 0 : Math.floor(now / this.limits.rate.periodMs);
@@ -149,7 +151,7 @@ export class Budget {
     this.adaptive = pushedBack(this.adaptive, now);
     if (this.adaptive === before) return;
     // The bucket starts empty at the lower rate: the next start is one interval away, not a burst.
-    this.promised.clear();
+    this.promised = null;
     const rate = this.rateAt(now);
     this.schedule = rate === null ? FRESH_SCHEDULE : { tat: now + rate.burst * emissionIntervalMs(rate) };
     this.meter = this.schedule;
@@ -163,13 +165,13 @@ export class Budget {
   concurrencyWaitMs(now: number): number {
     const c = this.concurrencyAt(now) ?? 1;
     let heldForIt = 0;
-    for (const h of this.held.values()) if (h.reason === 'concurrency' && h.until > now) heldForIt++;
+    for (const h of this.held?.values() ?? []) if (h.reason === 'concurrency' && h.until > now) heldForIt++;
     return Math.ceil((heldForIt + 1) / c) * this.meanDurationMs;
   }
 
   state(now: number): BudgetState {
     const waiting = { rate: 0, concurrency: 0, paused: 0 };
-    for (const h of this.held.values()) if (h.until + FORGET_AFTER_MS > now) waiting[h.reason]++;
+    for (const h of this.held?.values() ?? []) if (h.until + FORGET_AFTER_MS > now) waiting[h.reason]++;
     const rate = this.rateAt(now);
     const sameWindow = rate !== null && Math.floor(now / rate.periodMs) === this.periodIndex;
     return {
@@ -188,9 +190,13 @@ export class Budget {
 
   /** Forgets promises and holds whose requests never came back; true when nothing is left to remember. */
   sweep(now: number): boolean {
-    for (const [id, at] of this.promised) if (at + FORGET_AFTER_MS < now) this.promised.delete(id);
-    for (const [id, h] of this.held) if (h.until + FORGET_AFTER_MS < now) this.held.delete(id);
-    return !this.configured && this.inFlight === 0 && this.promised.size === 0 && this.held.size === 0;
+    const promised = this.promised;
+    const held = this.held;
+    if (promised !== null) for (const [id, at] of promised) if (at + FORGET_AFTER_MS < now) promised.delete(id);
+    if (held !== null) for (const [id, h] of held) if (h.until + FORGET_AFTER_MS < now) held.delete(id);
+    if (promised?.size === 0) this.promised = null;
+    if (held?.size === 0) this.held = null;
+    return !this.configured && this.inFlight === 0 && this.promised === null && this.held === null;
   }
 
   private factor(now: number): number {
@@ -198,7 +204,7 @@ export class Budget {
   }
 
   private forgetPromises(): void {
-    this.promised.clear();
+    this.promised = null;
     this.schedule = this.meter;
   }
 }
