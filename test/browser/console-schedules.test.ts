@@ -74,6 +74,7 @@ describe('the schedules pages', () => {
     await page.getByLabel('URL').fill(`${DEST}/report`);
     await page.getByLabel(/^Headers/).fill('X-Tenant: acme');
     await page.getByLabel(/^Body/).fill('{"report": "monthly"}');
+    await page.getByLabel(/^Flow keys/).fill('vendor:acme, customer:42');
     // A schedule's retry counts retries after each run's first attempt, 0 unless given.
     expect(await page.locator('#new-retry-hint').textContent()).toBe("0 to 19 retries after each run's first attempt; 0: one attempt per run.");
     await page.getByLabel('Cron expression', { exact: true }).fill('0 9 1 * *');
@@ -98,6 +99,7 @@ describe('the schedules pages', () => {
     expect(definitionText).toContain('X-Tenant');
     expect(definitionText).toContain('[REDACTED]');
     expect(definitionText).toContain('"report": "monthly"');
+    expect(definitionText).toMatch(/Flow keys\s+vendor:acme\s*,?\s*customer:42/);
     await page.getByRole('heading', { name: 'Next 10 runs' }).scrollIntoViewIfNeeded();
     await c.screenshot('schedule-preview-dst');
 

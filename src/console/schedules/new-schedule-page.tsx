@@ -5,6 +5,7 @@ import type { ShownError } from '../shell/ferry-api.js';
 import { hrefOf, navigate } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
 import { FieldProblem, fieldAttributes, localProblem } from '../ui/field-problem.js';
+import { flowKeysOf } from '../requests/send-input.js';
 import { RunPreview } from './run-preview.js';
 import { draftOf, TimingFields, timingOf, type TimingDraft } from './timing-fields.js';
 import { zoneOf } from './timing-words.js';
@@ -17,6 +18,8 @@ interface RequestDraft {
   readonly headers: string;
   readonly body: string;
   readonly retry: string;
+  /** Comma-separated, as the send form takes them. */
+  readonly flowKeys: string;
 }
 
 /** Headers typed one per line as `Name: value`; blank lines are skipped. */
@@ -38,6 +41,8 @@ function inputOf(draft: RequestDraft, timingDraft: TimingDraft): ScheduleInput |
   const headers = parseHeaders(draft.headers);
   if ('problem' in headers) return headers.problem;
   const request: ScheduleInput['request'] = { url: draft.url.trim(), headers: headers.headers, retry: Number(draft.retry) };
+  const flowKeys = flowKeysOf(draft.flowKeys);
+  if (flowKeys.length > 0) request.flow_keys = flowKeys;
   if (draft.body.trim() !== '') {
     try {
       request.body = JSON.parse(draft.body);
@@ -51,7 +56,7 @@ function inputOf(draft: RequestDraft, timingDraft: TimingDraft): ScheduleInput |
 /** `#/schedules/new`: a schedule's request and timing, its next runs previewed before it is created. */
 export function NewSchedulePage() {
   const { api } = useSession();
-  const [draft, setDraft] = useState<RequestDraft>({ name: '', url: 'https://', headers: '', body: '', retry: '0' });
+  const [draft, setDraft] = useState<RequestDraft>({ name: '', url: 'https://', headers: '', body: '', retry: '0', flowKeys: '' });
   const [timingDraft, setTimingDraft] = useState<TimingDraft>(() => draftOf(null));
   const [localError, setLocalError] = useState<ShownError | null>(null);
   const preview = useTimingPreview();
@@ -129,6 +134,16 @@ export function NewSchedulePage() {
             0 to 19 retries after each run's first attempt; 0: one attempt per run.
           </p>
           <FieldProblem error={error} field="request.retry" id="new-retry" />
+          <label for="new-flow-keys">Flow keys (comma-separated, optional)</label>
+          <input
+            {...fieldAttributes(error, 'request.flow_keys', 'new-flow-keys')}
+            class="wide-input mono"
+            spellcheck={false}
+            value={draft.flowKeys}
+            onInput={(e) => set({ flowKeys: e.currentTarget.value })}
+          />
+          <p class="hint">Every run's request counts against these keys' limits, as well as its queue's.</p>
+          <FieldProblem error={error} field="request.flow_keys" id="new-flow-keys" />
         </fieldset>
 
         <TimingFields draft={timingDraft} onChange={setTimingDraft} error={error} prefix="new" />

@@ -1,4 +1,5 @@
 import type { Schedule } from '../../../sdk/src/types.js';
+import { FlowKeyLinks } from '../flow/waiting-for.js';
 
 /** The body as text: JSON shown indented, exactly what each run sends as application/json. */
 export function bodyText(body: unknown): string | null {
@@ -28,6 +29,10 @@ export function RequestDefinition({ schedule }: { schedule: Schedule }) {
         <dd class="mono">{request?.url ?? schedule.url}</dd>
         <dt>Retries</dt>
         <dd>{retriesText(request?.retry ?? schedule.retry)}</dd>
+        <dt>Flow keys</dt>
+        <dd>
+          <FlowKeyLinks keys={request?.flow_keys ?? []} />
+        </dd>
         <dt>Content type</dt>
         <dd>{body === null ? <span class="muted">no body</span> : <code>application/json</code>}</dd>
         <dt>Headers</dt>

@@ -2,11 +2,11 @@ import type { ShownError } from '../shell/ferry-api.js';
 
 /**
  * Whether the API's refusal points at `field` (a JSON path such as `timing.expression`): the field itself or a
- * member of it (`request.headers.X-A` belongs to `request.headers`).
+ * member of it (`request.headers.X-A` belongs to `request.headers`, `request.flow_keys[1]` to `request.flow_keys`).
  */
 export function blames(error: ShownError | null, field: string): boolean {
   if (error === null || error.field === null) return false;
-  return error.field === field || error.field.startsWith(`${field}.`);
+  return error.field === field || error.field.startsWith(`${field}.`) || error.field.startsWith(`${field}[`);
 }
 
 /** The attributes that tie an input to the refusal shown under it, so screen readers read them together. */
