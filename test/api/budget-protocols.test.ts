@@ -165,8 +165,11 @@ describe('BudgetService over gRPC and Connect', () => {
   it('does the same for flow keys over Connect JSON, in the canonical Protobuf JSON', async () => {
     const set = await p.viaConnect(RPC.setKey, '{"key": "customer:7", "rate": {"limit": 2, "period": "1s", "burst": 4}, "adaptive": false}', false);
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    // Canonical Protobuf JSON leaves out what holds its default: `adaptive` false, the idle counts.
-    expect(set.body).toEqual({ flowKey: { name: 'customer:7', rate: { limit: 2, period: '1s', burst: 4 }, waiting: {}, updatedAt: expect.any(String) } });
+    // Canonical Protobuf JSON leaves out what holds its default: `adaptive` false, the idle counts. A rate limit
+    // with nothing delivered admits its whole rate, none started yet.
+    expect(set.body).toEqual({
+      flowKey: { name: 'customer:7', rate: { limit: 2, period: '1s', burst: 4 }, waiting: {}, startedInPeriod: 0, admittedRate: 2, updatedAt: expect.any(String) },
+    });
     const paused = await p.viaConnect(RPC.pauseKey, { key: 'customer:7' }, false);
     expect(paused.body).toMatchObject({ flowKey: { name: 'customer:7', paused: true } });
     const got = await p.viaGrpc(RPC.getKey, { key: 'customer:7' });

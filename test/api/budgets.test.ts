@@ -39,7 +39,15 @@ describe.each(KINDS)('/$path', ({ path, code, field, name }) => {
   it('sets the whole configuration and answers it, burst defaulting to the limit and adaptive to true', async () => {
     const b = budgets();
     const set = await b.ok(b.put(`${name}-set`, { rate: { limit: 10, period: '1s' }, concurrency: 5 }));
-    expect(set).toEqual({ ...unconfigured(`${name}-set`), rate: { limit: 10, period: '1s', burst: 10 }, concurrency: 5, updated_at: expect.stringMatching(UTC_TIMESTAMP) });
+    expect(set).toEqual({
+      ...unconfigured(`${name}-set`),
+      rate: { limit: 10, period: '1s', burst: 10 },
+      concurrency: 5,
+      // Nothing delivered yet: the whole rate is admitted, none of it started.
+      started_in_period: 0,
+      admitted_rate: 10,
+      updated_at: expect.stringMatching(UTC_TIMESTAMP),
+    });
     expect(await b.ok(b.get(`${name}-set`))).toEqual(set);
 
     const full = await b.ok(b.put(`${name}-set`, { rate: { limit: 1000, period: '1h', burst: 50 }, concurrency: 10_000, adaptive: false }));
