@@ -19,6 +19,10 @@ export interface RequestListQuery {
   readonly source?: RequestSource;
   /** Only requests created by this schedule (their `scheduleId`). */
   readonly scheduleId?: string;
+  /** Only requests of this queue (exact name). */
+  readonly queue?: string;
+  /** Only requests whose `flowKeys` include this key. */
+  readonly flowKey?: string;
   /** Inclusive lower bound of createdAt. */
   readonly from?: number;
   /** Exclusive upper bound of createdAt. */

@@ -53,6 +53,28 @@ describe('the embedded list of one schedule', () => {
   });
 });
 
+// Embedded only: a queue's or a flow key's page reads its own requests in list order, whatever else the project holds.
+describe('the embedded list of one queue or one flow key', () => {
+  const after = { createdAt: T0, id: 'req_contract_99999999' };
+  const others = [{}, { source: 'api' as const, method: 'POST' as const }, { after }, { from: T0, to: T0 + 1 }];
+
+  it('walks the queue index in list order, alone or with other filters and a cursor', async () => {
+    for (const query of others) {
+      const plan = await planOf({ queue: 'billing', ...query });
+      expect(plan, JSON.stringify(query)).toMatch(/^SEARCH requests USING INDEX requests_by_queue \(project_id=\? AND queue=\?/);
+      expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+
+  it("walks the key's rows in list order and reads each request by its ID", async () => {
+    for (const query of [...others, { queue: 'billing' }, { status: 'failed' as const }]) {
+      const plan = await planOf({ flowKey: 'vendor:acme', ...query });
+      expect(plan, JSON.stringify(query)).toMatch(/^SEARCH k USING PRIMARY KEY \(project_id=\? AND flow_key=\?.*; SEARCH requests USING INDEX sqlite_autoindex_requests_1 \(id=\?\)$/);
+      expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
+
 // Embedded only: the statuses a claim takes come from the domain's lifecycle, and must still read as the partial
 // index's condition, or every look for due work would scan the whole table.
 describe('the embedded look for due work', () => {

@@ -9,10 +9,14 @@ import { keyLastUse } from './schema/007-key-last-use.js';
 import { previousRun } from './schema/008-previous-run.js';
 import { flowControl } from './schema/009-flow-control.js';
 import { budgetStates } from './schema/010-budget-states.js';
+import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
-/** Every schema version, in order. Released entries never change; a change of schema is a new entry. */
+/**
+ * Every schema version, in order. Released entries never change; a change of schema is a new entry. Versions may
+ * leave a gap (one numbered while another was under way); each is applied and checked on its own.
+ */
 export const MIGRATIONS: readonly Migration[] = [
   core,
   requests,
@@ -24,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   previousRun,
   flowControl,
   budgetStates,
+  listQueueFlowKeys,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;
@@ -51,8 +56,9 @@ export async function migrate(session: CassandraSession, replication: string, cl
   );
   const applied = await appliedVersions(session);
   const newest = Math.max(0, ...applied);
-  if (newest > migrations.length) {
-    throw new Error(`Keyspace ${ks} has schema version ${newest}, newer than this build knows (${migrations.length}).`);
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  if (newest > known) {
+    throw new Error(`Keyspace ${ks} has schema version ${newest}, newer than this build knows (${known}).`);
   }
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
@@ -65,7 +71,7 @@ export async function migrate(session: CassandraSession, replication: string, cl
       `recording migration ${m.version}`,
     );
   }
-  return migrations.length;
+  return known;
 }
 
 /** Fails with a clear message unless the keyspace holds exactly the schema this build expects. */

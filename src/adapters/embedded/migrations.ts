@@ -185,6 +185,22 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX budgets_changed ON budgets (updated_at) WHERE updated_at IS NOT NULL;
   `,
+  `
+  -- A queue's requests in list order: the queue filter walks it and stops after one page, however few of the
+  -- project's requests are in that queue.
+  CREATE INDEX requests_by_queue ON requests (project_id, queue, created_at DESC, id DESC);
+  -- Each flow key a request names, in list order, written with the request (flow keys never change): the flow_key
+  -- filter walks one key's rows instead of reading every request's JSON (see test/bench/README.md for both).
+  CREATE TABLE request_flow_keys (
+    project_id TEXT NOT NULL,
+    flow_key TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    request_id TEXT NOT NULL,
+    PRIMARY KEY (project_id, flow_key, created_at, request_id)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO request_flow_keys (project_id, flow_key, created_at, request_id)
+    SELECT r.project_id, k.value, r.created_at, r.id FROM requests r, json_each(r.flow_keys) k WHERE r.flow_keys IS NOT NULL;
+  `,
 ];
 
 /**

@@ -53,6 +53,14 @@ export function insertRequest(insert: Database.Statement, r: StoredRequest): voi
   );
 }
 
+/** One row of `request_flow_keys`, per key a request names; bound in the order of `insertFlowKeys`. */
+export const INSERT_FLOW_KEY = 'INSERT INTO request_flow_keys (project_id, flow_key, created_at, request_id) VALUES (?, ?, ?, ?)';
+
+/** Runs `INSERT_FLOW_KEY` for each of a request's flow keys; most requests name none and write nothing here. */
+export function insertFlowKeys(insert: Database.Statement, r: StoredRequest): void {
+  for (const key of r.flowKeys) insert.run(r.projectId, key, r.createdAt, r.id);
+}
+
 export function requestFromValues(v: unknown): StoredRequest {
   const row = v as RequestValues;
   return {

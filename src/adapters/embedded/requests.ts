@@ -17,7 +17,9 @@ import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromVal
 
 const TERMINAL_SQL = statusList([...TERMINAL_STATUSES]);
 /** Leaves out occurrences withdrawn before their instant, which never existed (`isWithdrawn`, enqueued-ahead.ts). */
-const NOT_WITHDRAWN_SQL = '(cancelled_at IS NULL OR cancelled_at >= created_at)';
+const NOT_WITHDRAWN_SQL = '(requests.cancelled_at IS NULL OR requests.cancelled_at >= requests.created_at)';
+/** `REQUEST_SELECT_LIST` with each column named by its table, as the list of a flow key joins another one. */
+const QUALIFIED_SELECT_LIST = REQUEST_SELECT_LIST.split(', ').map((c) => `requests.${c}`).join(', ');
 
 export class EmbeddedRequestStore implements RequestStore {
   constructor(private readonly db: EmbeddedDatabase) {}
@@ -40,28 +42,40 @@ export class EmbeddedRequestStore implements RequestStore {
   async list(q: RequestListQuery): Promise<StoredRequest[]> {
     // SQLite reads a negative LIMIT as no limit at all.
     if (q.limit <= 0) return [];
-    const where = ['project_id = @projectId', `(status NOT IN ${TERMINAL_SQL} OR created_at >= @cutoff)`, NOT_WITHDRAWN_SQL];
+    // A flow key's requests are walked through its rows in `request_flow_keys`, which are in list order: the key's
+    // rows give the order and bounds, and each one reads its request. Otherwise an index of `requests` serves.
+    const byKey = q.flowKey !== undefined;
+    const [o, idColumn] = byKey ? ['k', 'request_id'] : ['requests', 'id'];
+    // Without statistics SQLite takes a creation-time window over the whole project for narrower than one queue's
+    // rows in it; the queue index holds the window too, so it never reads more. A schedule's index is narrower still.
+    const byQueue = !byKey && q.queue !== undefined && q.scheduleId === undefined;
+    const from = byKey
+      ? 'request_flow_keys k CROSS JOIN requests ON requests.id = k.request_id'
+      : `requests${byQueue ? ' INDEXED BY requests_by_queue' : ''}`;
+    const where = [`${o}.project_id = @projectId`, `(requests.status NOT IN ${TERMINAL_SQL} OR requests.created_at >= @cutoff)`, NOT_WITHDRAWN_SQL];
     const params: Record<string, string | number> = { projectId: q.projectId, cutoff: q.terminalCutoff, limit: q.limit };
     const filter = (clause: string, name: string, value: string | number | undefined) => {
       if (value === undefined) return;
       where.push(clause);
       params[name] = value;
     };
-    filter('status = @status', 'status', q.status);
-    filter('id = @id', 'id', q.id);
+    filter('k.flow_key = @flowKey', 'flowKey', q.flowKey);
+    filter('requests.status = @status', 'status', q.status);
+    filter('requests.id = @id', 'id', q.id);
     const urlPattern = q.urlContains === undefined ? undefined : `%${escapeLike(lowerUrl(q.urlContains))}%`;
-    filter(`url_lower LIKE @url ESCAPE '\\'`, 'url', urlPattern);
-    filter('method = @method', 'method', q.method);
-    filter('source = @source', 'source', q.source);
-    filter('schedule_id = @scheduleId', 'scheduleId', q.scheduleId);
-    filter('created_at >= @from', 'from', q.from);
-    filter('created_at < @to', 'to', q.to);
+    filter(`requests.url_lower LIKE @url ESCAPE '\\'`, 'url', urlPattern);
+    filter('requests.method = @method', 'method', q.method);
+    filter('requests.source = @source', 'source', q.source);
+    filter('requests.schedule_id = @scheduleId', 'scheduleId', q.scheduleId);
+    filter('requests.queue = @queue', 'queue', q.queue);
+    filter(`${o}.created_at >= @from`, 'from', q.from);
+    filter(`${o}.created_at < @to`, 'to', q.to);
     if (q.after !== undefined) {
-      filter('(created_at, id) < (@afterCreatedAt, @afterId)', 'afterCreatedAt', q.after.createdAt);
+      filter(`(${o}.created_at, ${o}.${idColumn}) < (@afterCreatedAt, @afterId)`, 'afterCreatedAt', q.after.createdAt);
       params.afterId = q.after.id;
     }
-    const sql = `SELECT ${REQUEST_SELECT_LIST} FROM requests WHERE ${where.join(' AND ')}
-      ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    const sql = `SELECT ${QUALIFIED_SELECT_LIST} FROM ${from} WHERE ${where.join(' AND ')}
+      ORDER BY ${o}.created_at DESC, ${o}.${idColumn} DESC LIMIT @limit`;
     const rows = this.db.read(() => this.db.rawStatement(sql).all(params));
     return rows.map(requestFromValues);
   }

@@ -7,7 +7,17 @@ import { VersionConflict, type RecordedState } from '../../ports/requests.js';
 import { budgetWriteOps } from './budget-rows.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
-import { CLAIMABLE_SQL, INSERT_ATTEMPT, INSERT_REQUEST, REQUEST_SELECT_LIST, insertAttempt, insertRequest, requestFromValues } from './request-rows.js';
+import {
+  CLAIMABLE_SQL,
+  INSERT_ATTEMPT,
+  INSERT_FLOW_KEY,
+  INSERT_REQUEST,
+  REQUEST_SELECT_LIST,
+  insertAttempt,
+  insertFlowKeys,
+  insertRequest,
+  requestFromValues,
+} from './request-rows.js';
 import { INSERT_SCHEDULE, SCHEDULE_SELECT_LIST, scheduleFromValues, scheduleInsertValues, schedulePatchAssignments } from './schedule-rows.js';
 import { statusList, transitionAssignments } from '../request-patch-columns.js';
 
@@ -48,7 +58,11 @@ export interface ScheduleUpdateArgs {
 export const writeOps = {
   insertRequests(db: Connection, requests: readonly StoredRequest[]): void {
     const insert = db.statement(INSERT_REQUEST);
-    for (const r of requests) insertRequest(insert, r);
+    const insertKey = db.statement(INSERT_FLOW_KEY);
+    for (const r of requests) {
+      insertRequest(insert, r);
+      insertFlowKeys(insertKey, r);
+    }
   },
 
   changeRequest(db: Connection, a: UpdateArgs): void {

@@ -196,6 +196,8 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ListRequestsRequest.method': METHOD_RULE,
   'ferry.v1.ListRequestsRequest.source': { enum: REQUEST_SOURCES },
   'ferry.v1.ListRequestsRequest.schedule_id': { pattern: SCHEDULE_ID_PATTERN },
+  'ferry.v1.ListRequestsRequest.queue': QUEUE_RULE,
+  'ferry.v1.ListRequestsRequest.flow_key': FLOW_KEY_RULE,
   'ferry.v1.ListRequestsRequest.from': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.to': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.cursor': {},

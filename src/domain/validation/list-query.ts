@@ -9,7 +9,9 @@ import {
   type RequestStatus,
 } from '../request.js';
 import { parseRfc3339 } from './durations.js';
+import { validateFlowKey } from './flow-keys.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SEARCH_BYTES, utf8Length } from './limits.js';
+import { validateQueue } from './request-input.js';
 
 export interface ListQueryInput {
   status?: string;
@@ -17,6 +19,8 @@ export interface ListQueryInput {
   method?: string;
   source?: string;
   scheduleId?: string;
+  queue?: string;
+  flowKey?: string;
   from?: string;
   to?: string;
   cursor?: string;
@@ -33,6 +37,10 @@ export interface ListQuery {
   source?: RequestSource;
   /** Only the requests this schedule created. */
   scheduleId?: string;
+  /** Only requests of this queue. */
+  queue?: string;
+  /** Only requests that name this flow key among their flow keys. */
+  flowKey?: string;
   from?: number;
   to?: number;
   limit: number;
@@ -72,6 +80,9 @@ export function validateListQuery(input: ListQueryInput, _now: number): ListQuer
     }
     query.scheduleId = input.scheduleId;
   }
+  // Named as a request names them, so a filter refused here is one no request could match.
+  if (input.queue !== undefined) query.queue = validateQueue(input.queue, 'queue');
+  if (input.flowKey !== undefined) query.flowKey = validateFlowKey(input.flowKey, 'flow_key');
 
   const search = input.search;
   if (search !== undefined && search !== '') {

@@ -57,6 +57,8 @@ export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof
         method: req.method,
         source: req.source,
         scheduleId: req.scheduleId,
+        queue: req.queue,
+        flowKey: req.flowKey,
         from: req.from,
         to: req.to,
         cursor: req.cursor,

@@ -76,6 +76,48 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
       expect(paged).toEqual(newest.map((r) => r.id));
     });
 
+    it("lists one queue's or one flow key's requests, with other filters, the cutoff and paging", async () => {
+      const at = (m: number, overrides: Partial<StoredRequest>) => aRequest({ createdAt: T0 + (m % 4) * MINUTE, ...overrides });
+      const failedAt = (m: number, overrides: Partial<StoredRequest>) => at(m, { status: 'failed', dueAt: null, ...overrides });
+      const billing = Array.from({ length: 9 }, (_, m) =>
+        m % 3 === 0 ? failedAt(m, { queue: 'billing', flowKeys: ['vendor:acme'] }) : at(m, { queue: 'billing' }),
+      );
+      const acme = Array.from({ length: 8 }, (_, m) => at(m, { flowKeys: m % 2 === 0 ? ['vendor:acme', 'tenant:1'] : ['tenant:1', 'vendor:acme'] }));
+      const noise = [at(1, { queue: 'billing-eu', flowKeys: ['vendor:acme-2'] }), at(2, { flowKeys: ['vendor:other'] }), at(3, {})];
+      const elsewhere = aRequest({ projectId: PROJECT_B, queue: 'billing', flowKeys: ['vendor:acme'] });
+      await store().insertMany([...noise, ...acme.slice(4), ...billing, elsewhere, ...acme.slice(0, 4)]);
+
+      const inQueue = [...billing].sort(newestFirst);
+      const withKey = [...acme, ...billing.filter((r) => r.flowKeys.length > 0)].sort(newestFirst);
+      const idsOf = (rs: StoredRequest[]) => rs.map((r) => r.id);
+      expect(await ids({ queue: 'billing' })).toEqual(idsOf(inQueue));
+      expect(await ids({ flowKey: 'vendor:acme' })).toEqual(idsOf(withKey));
+      expect(await ids({ flowKey: 'tenant:1' })).toEqual(idsOf([...acme].sort(newestFirst)));
+      expect(await ids({ queue: 'billing', status: 'failed' })).toEqual(idsOf(inQueue.filter((r) => r.status === 'failed')));
+      expect(await ids({ queue: 'billing', flowKey: 'vendor:acme' })).toEqual(idsOf(inQueue.filter((r) => r.flowKeys.length > 0)));
+      expect(await ids({ flowKey: 'vendor:acme', status: 'failed', method: 'POST', source: 'api' })).toEqual(idsOf(inQueue.filter((r) => r.status === 'failed')));
+      expect(await ids({ flowKey: 'vendor:acme', from: T0 + 3 * MINUTE })).toEqual(idsOf(withKey.filter((r) => r.createdAt >= T0 + 3 * MINUTE)));
+      expect(await ids({ flowKey: 'vendor:acme', to: T0 + MINUTE })).toEqual(idsOf(withKey.filter((r) => r.createdAt < T0 + MINUTE)));
+      expect(await ids({ flowKey: 'vendor:acme', id: acme[2]!.id })).toEqual([acme[2]!.id]);
+      expect(await ids({ flowKey: 'vendor:acme', id: noise[0]!.id })).toEqual([]);
+      expect(await ids({ queue: 'billing', terminalCutoff: T0 + 4 * MINUTE })).toEqual(idsOf(inQueue.filter((r) => r.status !== 'failed')));
+      expect(await ids({ flowKey: 'vendor:acme', terminalCutoff: T0 + 4 * MINUTE })).toEqual(idsOf(withKey.filter((r) => r.status !== 'failed')));
+      expect(await ids({ queue: 'bill' })).toEqual([]);
+      expect(await ids({ flowKey: 'vendor' })).toEqual([]);
+
+      for (const [filter, expected] of [[{ queue: 'billing' }, inQueue], [{ flowKey: 'vendor:acme' }, withKey]] as const) {
+        const paged: string[] = [];
+        let after: StoredRequest | undefined;
+        for (;;) {
+          const page = await store().list({ projectId: PROJECT_A, ...filter, terminalCutoff: 0, limit: 2, after });
+          paged.push(...page.map((r) => r.id));
+          if (page.length < 2) break;
+          after = page.at(-1);
+        }
+        expect(paged, JSON.stringify(filter)).toEqual(idsOf(expected));
+      }
+    });
+
     it('finds URL fragments case-insensitively and takes %, _ and \\ literally', async () => {
       const mixed = aRequest({ url: 'https://Hooks.Example.COM/Orders/Paid' });
       const percent = aRequest({ url: 'https://example.com/sale?off=50%25&tag=100%' });

@@ -2,7 +2,7 @@ import { types } from 'cassandra-driver';
 import type { Clock } from '../../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
-import { ATTEMPT_COLUMNS, REQUEST_BATCHES, REQUEST_COLUMNS, attemptValues, dayOf, lowerUrl, requestValues, type RequestRows } from './rows.js';
+import { ATTEMPT_COLUMNS, LIST_ENTRY_COLUMNS, REQUEST_BATCHES, REQUEST_COLUMNS, attemptValues, listEntryValues, requestValues, type RequestRows } from './rows.js';
 import { PATCH_COLUMNS } from '../../request-patch-columns.js';
 import { blob, timestampValue, type CassandraSession, type Statement } from '../session.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
@@ -57,8 +57,8 @@ export class RequestExpiry {
     private readonly clock: Clock,
   ) {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
-    this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source, schedule_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`;
+    this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (${LIST_ENTRY_COLUMNS.join(', ')})
+        VALUES (${LIST_ENTRY_COLUMNS.map(() => '?').join(', ')}) USING TTL ?`;
     const requests = session.table('requests');
     this.updateRequest = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'cancel_asked_at', 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
     this.updateAttempt = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`;
@@ -113,9 +113,9 @@ export class RequestExpiry {
     ];
     const listEntry: Statement = {
       query: this.insertListEntry,
-      // The schedule too: a cell not written again with the TTL would keep the entry alive after the rest expired.
-      // An entry written before entries carried it gets it here.
-      params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId ?? types.unset, ttl],
+      // Every column: a cell not written again with the TTL would keep the entry alive after the rest expired. An
+      // entry written before entries carried the schedule, queue and flow keys gets them here.
+      params: [...listEntryValues(r), ttl],
     };
     return { statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 };
   }

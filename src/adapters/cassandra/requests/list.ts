@@ -2,6 +2,7 @@ import type { StoredRequest } from '../../../domain/request.js';
 import { isTerminal } from '../../../domain/request-lifecycle/index.js';
 import { isWithdrawn } from '../../../domain/schedule/enqueued-ahead.js';
 import type { ListPosition, RequestListQuery } from '../../../ports/requests.js';
+import { flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
 import { mapBounded } from '../shared/concurrency.js';
 import { dayOf, lowerUrl, type RequestRows } from './rows.js';
 import { millis, type CassandraSession } from '../session.js';
@@ -29,6 +30,10 @@ interface ListEntry {
   readonly source: string;
   /** Null for a request no schedule created, and for every entry written before entries carried it. */
   readonly scheduleId: string | null;
+  /** Null for every entry written before entries carried the queue and flow keys (schema version 12). */
+  readonly queue: string | null;
+  /** As the request keeps them (`flowKeysColumn`): null for none, and when `queue` is null, unknown. */
+  readonly flowKeys: string | null;
 }
 
 /** The list: walks a project's days newest first, filters on the list entries, then fetches the requests. */
@@ -43,7 +48,7 @@ export class RequestList {
     this.selectDays = `SELECT day FROM ${session.table('project_days')}
       WHERE project_id = ? AND day < ? AND day >= ? LIMIT ?`;
     // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
-    this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id FROM ${session.table('requests_by_project')}
+    this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id, queue, flow_keys FROM ${session.table('requests_by_project')}
       WHERE project_id = ? AND day = ? AND (created_at, id) < (?, ?) AND (created_at) >= (?) LIMIT ?`;
   }
 
@@ -102,7 +107,7 @@ export class RequestList {
   private async byId(q: RequestListQuery, id: string): Promise<StoredRequest[]> {
     const r = await this.rows.requestAsRead(id, 'listing requests');
     if (r === null || r.projectId !== q.projectId || !visible(r, q)) return [];
-    const entry = { createdAt: r.createdAt, id: r.id, urlLower: lowerUrl(r.url), method: r.method, source: r.source, scheduleId: r.scheduleId };
+    const entry = entryOf(r);
     const inRange = before(entry, upperBound(q)) && (q.from === undefined || r.createdAt >= q.from);
     return inRange && matches(entry, q) === true ? [r] : [];
   }
@@ -138,32 +143,54 @@ function entryFromRow(row: Record<string, unknown>): ListEntry {
     method: row['method'] as string,
     source: row['source'] as string,
     scheduleId: (row['schedule_id'] as string | null) ?? null,
+    queue: (row['queue'] as string | null) ?? null,
+    flowKeys: (row['flow_keys'] as string | null) ?? null,
   };
+}
+
+/** The entry `r` has, or would have, in the list. */
+function entryOf(r: StoredRequest): ListEntry {
+  const { createdAt, id, method, source, scheduleId, queue } = r;
+  return { createdAt, id, urlLower: lowerUrl(r.url), method, source, scheduleId, queue, flowKeys: flowKeysColumn(r.flowKeys) };
 }
 
 /**
  * The filters a list entry answers on its own: false when it rules the request out, undefined when only the request
- * can tell (a recurring request's entry written before entries carried the schedule), true otherwise.
+ * can tell (an entry written before entries carried the schedule of a recurring request, or the queue and flow
+ * keys), true otherwise.
  */
 function matches(e: ListEntry, q: RequestListQuery): boolean | undefined {
   const own =
     (q.method === undefined || e.method === q.method) &&
     (q.source === undefined || e.source === q.source) &&
     (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains)));
-  if (!own || q.scheduleId === undefined) return own;
-  if (e.scheduleId !== null) return e.scheduleId === q.scheduleId;
-  return e.source === 'recurring' ? undefined : false;
+  if (!own) return false;
+  let sure = true;
+  if (q.queue !== undefined || q.flowKey !== undefined) {
+    if (e.queue === null) sure = false;
+    else if (q.queue !== undefined && e.queue !== q.queue) return false;
+    else if (q.flowKey !== undefined && !flowKeysFromColumn(e.flowKeys).includes(q.flowKey)) return false;
+  }
+  if (q.scheduleId !== undefined) {
+    if (e.scheduleId !== null) {
+      if (e.scheduleId !== q.scheduleId) return false;
+    } else if (e.source === 'recurring') sure = false;
+    else return false;
+  }
+  return sure ? true : undefined;
 }
 
 /**
- * The filters that need the request itself; the schedule is checked again for entries that could not tell. An
- * occurrence withdrawn before its instant never existed, so it is never listed.
+ * The filters that need the request itself; the schedule, queue and flow key are checked again for entries that
+ * could not tell. An occurrence withdrawn before its instant never existed, so it is never listed.
  */
 function visible(r: StoredRequest, q: RequestListQuery): boolean {
   return (
     !isWithdrawn(r) &&
     (q.status === undefined || r.status === q.status) &&
     (q.scheduleId === undefined || r.scheduleId === q.scheduleId) &&
+    (q.queue === undefined || r.queue === q.queue) &&
+    (q.flowKey === undefined || r.flowKeys.includes(q.flowKey)) &&
     !(isTerminal(r.status) && r.createdAt < q.terminalCutoff)
   );
 }

@@ -206,12 +206,21 @@ export function insertBody(session: CassandraSession, id: string, body: Uint8Arr
   };
 }
 
+/** The columns of a list entry in `requests_by_project`: its key, then the immutable fields the list filters on. */
+export const LIST_ENTRY_COLUMNS = ['project_id', 'day', 'created_at', 'id', 'url_lower', 'method', 'source', 'schedule_id', 'queue', 'flow_keys'] as const;
+
+/** The values of `LIST_ENTRY_COLUMNS`, in order; absent ones are left unset, so nothing writes a tombstone. */
+export function listEntryValues(r: StoredRequest): unknown[] {
+  const values = [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId, r.queue, flowKeysColumn(r.flowKeys)];
+  return values.map((v) => v ?? types.unset);
+}
+
 /** The list entry of a new request, with the immutable fields the list filters on. */
 export function insertListEntry(session: CassandraSession, r: StoredRequest): Statement {
   return {
-    query: `INSERT INTO ${session.table('requests_by_project')} (project_id, day, created_at, id, url_lower, method, source, schedule_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    params: [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId ?? types.unset],
+    query: `INSERT INTO ${session.table('requests_by_project')} (${LIST_ENTRY_COLUMNS.join(', ')})
+      VALUES (${LIST_ENTRY_COLUMNS.map(() => '?').join(', ')})`,
+    params: listEntryValues(r),
   };
 }
 
