@@ -1911,6 +1911,10 @@ export interface operations {
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                 /** @description Only requests from this source: `api`, `recurring` or `replay`. */
                 source?: "api" | "recurring" | "replay";
+                /** @description Only requests of this queue: its exact name. */
+                queue?: string;
+                /** @description Only requests that name this flow key among their `flow_keys`. */
+                flow_key?: string;
                 /** @description Only the requests this schedule created: a `sch_` ID. */
                 schedule_id?: string;
                 /** @description Inclusive RFC 3339 lower bound of the creation time. */

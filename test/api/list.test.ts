@@ -62,7 +62,53 @@ describe('GET /requests', () => {
     expect(await ids(`to=${encodeURIComponent(mid)}`)).toEqual(all.filter((i) => i.created_at < mid).map((i) => i.id));
   });
 
+  it('filters by queue and by flow key, with the other filters and the cursor', async () => {
+    const p = await f.newProject();
+    const sent = async (queue: string | null, keys: string | null, path = 'x') => {
+      const query: Record<string, string> = queue === null ? { url: `${DEST}/${path}` } : { url: `${DEST}/${path}`, queue };
+      return ((await p.api.send(query, 'hello', keys === null ? {} : { 'flow-keys': keys })).body.data as { id: string }).id;
+    };
+    const b1 = await sent('billing', 'vendor:acme');
+    const d1 = await sent(null, 'tenant:1, vendor:acme', 'other');
+    const b2 = await sent('billing', null);
+    const e1 = await sent('billing-eu', 'vendor:acme-2');
+    const b3 = await sent('billing', 'tenant:2,vendor:acme', 'other');
+    const ids = async (q: string) => (await p.api.call<Page>('GET', `/requests?${q}`)).body.data.items.map((i) => i.id);
+    expect(await ids('queue=billing')).toEqual([b3, b2, b1]);
+    expect(await ids('queue=billing-eu')).toEqual([e1]);
+    expect(await ids('queue=default')).toEqual([d1]);
+    expect(await ids('flow_key=vendor:acme')).toEqual([b3, d1, b1]);
+    expect(await ids('flow_key=vendor%3Aacme-2')).toEqual([e1]);
+    expect(await ids('flow_key=vendor')).toEqual([]);
+    expect(await ids('queue=billing&flow_key=vendor:acme')).toEqual([b3, b1]);
+    expect(await ids('queue=billing&flow_key=vendor:acme&search=%2Fother&method=POST&source=api')).toEqual([b3]);
+    expect(await ids('queue=billing&status=cancelled')).toEqual([]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = `flow_key=vendor:acme&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page: Page = (await p.api.call<Page>('GET', `/requests?${q}`)).body.data;
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.next_cursor;
+      if (cursor !== null && seen.length === 1) {
+        // A cursor belongs to its filters: the same position under another queue or key is refused.
+        expect((await p.api.call('GET', `/requests?flow_key=vendor:other&limit=1&cursor=${encodeURIComponent(cursor)}`)).status).toBe(422);
+        expect((await p.api.call('GET', `/requests?queue=billing&flow_key=vendor:acme&limit=1&cursor=${encodeURIComponent(cursor)}`)).status).toBe(422);
+      }
+    } while (cursor);
+    expect(seen).toEqual([b3, d1, b1]);
+  });
+
   it.each([
+    ['queue=', 'INVALID_QUEUE', 'queue'],
+    ['queue=bill%20ing', 'INVALID_QUEUE', 'queue'],
+    ['queue=vendor:acme', 'INVALID_QUEUE', 'queue'],
+    [`queue=${'q'.repeat(65)}`, 'INVALID_QUEUE', 'queue'],
+    ['flow_key=', 'INVALID_FLOW_KEY', 'flow_key'],
+    ['flow_key=a%2Cb', 'INVALID_FLOW_KEY', 'flow_key'],
+    [`flow_key=${'k'.repeat(65)}`, 'INVALID_FLOW_KEY', 'flow_key'],
+    ['queue=billing&queue=other', 'INVALID_FIELD', 'queue'],
     ['status=done', 'INVALID_FILTER', 'status'],
     ['method=get', 'INVALID_FILTER', 'method'],
     ['source=web', 'INVALID_FILTER', 'source'],

@@ -136,6 +136,44 @@ describe('gRPC and Connect protocols', () => {
     expect(viaHttp.body.error).toMatchObject({ code: 'INVALID_FILTER', field: 'schedule_id', message: bad.error.details });
   });
 
+  it('takes the queue and flow key filters of the list over gRPC and Connect, and refuses bad ones as the JSON API does', async () => {
+    const queue = `protocols-${Date.now()}`;
+    const sent = await grpc.call('Send', SendRequestSchema, SendResponseSchema, { url: DEST, queue, flowKeys: 'vendor:grpc, tenant:9' });
+    if (!sent.ok) throw sent.error;
+    const id = sent.value.acceptance!.id;
+    await f.api.send({ url: DEST, queue: `${queue}-other` }, 'hello', { 'flow-keys': 'vendor:grpc' });
+    const viaGrpc = await grpc.call('ListRequests', ListRequestsRequestSchema, ListRequestsResponseSchema, { queue, flowKey: 'tenant:9' });
+    if (!viaGrpc.ok) throw viaGrpc.error;
+    expect(viaGrpc.value.items.map((i) => i.id)).toEqual([id]);
+    const connect = (body: object) =>
+      fetch(`${f.ferry.baseUrl}/ferry.v1.RequestService/ListRequests`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${f.apiKey}` },
+        body: JSON.stringify(body),
+      });
+    const viaConnect = await connect({ queue, flowKey: 'vendor:grpc' });
+    expect(viaConnect.status).toBe(200);
+    expect(((await viaConnect.json()) as { items: Array<{ id: string }> }).items.map((i) => i.id)).toEqual([id]);
+
+    for (const [input, query, code, field] of [
+      [{ queue: 'a b' }, 'queue=a%20b', 'INVALID_QUEUE', 'queue'],
+      [{ flowKey: 'a,b' }, 'flow_key=a%2Cb', 'INVALID_FLOW_KEY', 'flow_key'],
+    ] as const) {
+      const bad = await grpc.call('ListRequests', ListRequestsRequestSchema, ListRequestsResponseSchema, input);
+      expect(!bad.ok && bad.error.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+      if (bad.ok) continue;
+      expect(grpcErrorDetail(bad.error)).toEqual({ code, field });
+      const badConnect = await connect(input);
+      expect(badConnect.status).toBe(400);
+      expect(connectDetail((await badConnect.json()) as { details?: Array<{ type: string; value: string }> })).toEqual({ code, field });
+      const viaHttp = await f.api.call('GET', `/requests?${query}`);
+      expect(viaHttp.status).toBe(422);
+      // Connect sends grpc-message through encodeURIComponent and grpc-js reads it with decodeURI, which leaves a
+      // comma encoded: the text is the same once fully decoded.
+      expect(viaHttp.body.error).toMatchObject({ code, field, message: decodeURIComponent(bad.error.details) });
+    }
+  });
+
   it('maps 401 and 404 to UNAUTHENTICATED and NOT_FOUND', async () => {
     const noKey = await grpc.call('GetRequest', GetRequestRequestSchema, GetRequestResponseSchema, { requestId: 'x' }, { apiKey: null });
     expect(!noKey.ok && noKey.error.code).toBe(GrpcStatus.UNAUTHENTICATED);

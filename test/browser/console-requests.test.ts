@@ -315,6 +315,19 @@ describe('the Requests pages of the console', () => {
     expect(await from.getAttribute('aria-invalid')).toBe('true');
     expect(await page.evaluate('location.hash')).toBe(hashBefore);
 
+    // The queue and the flow key are typed, sent under the API's names, and narrow the rows.
+    await goTo(page, `#/requests?search=${tag}`);
+    await expect.poll(shown).toEqual([1, 1]);
+    await page.getByLabel('Queue').fill('default');
+    await page.getByLabel('Queue').press('Enter');
+    await expect.poll(() => sentFilter('queue')).toBe('default');
+    await expect.poll(shown).toEqual([1, 1]);
+    await expect.poll(() => page.getByLabel('Queue').inputValue()).toBe('default');
+    await page.getByLabel('Flow key').fill('vendor:none');
+    await page.getByLabel('Flow key').press('Enter');
+    await expect.poll(() => sentFilter('flow_key')).toBe('vendor:none');
+    await page.getByText('No request matches these filters.').waitFor();
+
     // A filter the API refuses is shown as its 422, not silently dropped.
     await goTo(page, '#/requests?from=yesterday');
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Ferry refused the input (422');

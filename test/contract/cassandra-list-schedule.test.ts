@@ -6,7 +6,8 @@ import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const MINUTE = 60_000;
 
-// Cassandra only: list entries carry the schedule since schema version 6; older entries carry none.
+// Cassandra only: list entries carry the schedule since schema version 6, the queue and flow keys since 12; older
+// entries carry none.
 describe('Cassandra list entries and the schedule filter', () => {
   const open = scratchCassandraBackend('list_schedule', 4);
 
@@ -61,6 +62,32 @@ describe('Cassandra list entries and the schedule filter', () => {
       after = page.at(-1);
     }
     expect(paged).toEqual(newest);
+  });
+
+  it("finds a queue's or a flow key's requests whose entries were written before they carried them", async () => {
+    const { session, requests } = open();
+    const at = (m: number, overrides: Partial<StoredRequest>) => aRequest({ createdAt: T0 + m * MINUTE, ...overrides });
+    const [oldBilling, newBilling, oldOther, newOther] = [
+      at(0, { queue: 'billing', flowKeys: ['vendor:acme'] }),
+      at(1, { queue: 'billing' }),
+      at(2, { flowKeys: ['vendor:other'] }),
+      at(3, { flowKeys: ['tenant:1', 'vendor:acme'] }),
+    ];
+    await requests.insertMany([oldBilling!, newBilling!, oldOther!, newOther!]);
+    for (const r of [oldBilling!, oldOther!]) {
+      await session.execute(
+        `DELETE queue, flow_keys FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ? AND created_at = ? AND id = ?`,
+        [r.projectId, dayOf(r.createdAt), r.createdAt, r.id],
+        'clearing a list entry queue',
+      );
+    }
+    const ids = async (q: { queue?: string; flowKey?: string }) =>
+      (await requests.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 100, ...q })).map((r) => r.id);
+    expect(await ids({ queue: 'billing' })).toEqual([newBilling!.id, oldBilling!.id]);
+    expect(await ids({ queue: 'default' })).toEqual([newOther!.id, oldOther!.id]);
+    expect(await ids({ flowKey: 'vendor:acme' })).toEqual([newOther!.id, oldBilling!.id]);
+    expect(await ids({ flowKey: 'vendor:acme', queue: 'billing' })).toEqual([oldBilling!.id]);
+    expect(await ids({ flowKey: 'vendor:other' })).toEqual([oldOther!.id]);
   });
 
   it('writes the schedule again with the time to live when a request ends, into old entries too', async () => {

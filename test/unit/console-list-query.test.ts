@@ -17,6 +17,12 @@ describe('listQueryOf', () => {
     });
   });
 
+  it('passes the queue and flow key filters under the API names', () => {
+    expect(listQueryOf(q('queue=billing&flow_key=vendor%3Aacme&status=failed'))).toEqual({ queue: 'billing', flow_key: 'vendor:acme', status: 'failed' });
+    expect(hasFilters(q('flow_key=vendor%3Aacme'))).toBe(true);
+    expect(filterKeyOf(q('queue=billing&cursor=one'))).not.toBe(filterKeyOf(q('queue=billing-eu&cursor=one')));
+  });
+
   it('leaves out empty values and names the list does not know', () => {
     expect(listQueryOf(q('status=&search=&limit=&cursor=&page=3&sort=asc'))).toEqual({});
     expect(listQueryOf(q(''))).toEqual({});

@@ -1,7 +1,7 @@
 import type { ListRequestsQuery } from '../../../sdk/src/types.js';
 
 /** The filters of `GET /requests` the list page keeps in its address, with the API's own names. */
-export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'schedule_id', 'from', 'to'] as const;
+export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'queue', 'flow_key', 'schedule_id', 'from', 'to'] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -7,7 +7,7 @@ import { STATUSES } from './request-status.js';
 type Draft = Record<FilterName | 'limit', string>;
 type TimeBound = 'from' | 'to';
 
-const EXTRA = ['method', 'source', 'schedule_id', 'from', 'to', 'limit'] as const;
+const EXTRA = ['method', 'source', 'queue', 'flow_key', 'schedule_id', 'from', 'to', 'limit'] as const;
 const TIME_BOUNDS: readonly TimeBound[] = ['from', 'to'];
 
 function draftOf(query: URLSearchParams): Draft {
@@ -115,6 +115,14 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
             </option>
           ))}
         </select>
+      </div>
+      <div class="extra">
+        <label for="f-queue">Queue</label>
+        <input id="f-queue" placeholder="e.g. billing" spellcheck={false} autocomplete="off" value={draft.queue} onInput={type('queue')} />
+      </div>
+      <div class="extra">
+        <label for="f-flow-key">Flow key</label>
+        <input id="f-flow-key" placeholder="e.g. vendor:acme" spellcheck={false} autocomplete="off" value={draft.flow_key} onInput={type('flow_key')} />
       </div>
       <div class="extra">
         <label for="f-schedule">Schedule</label>
