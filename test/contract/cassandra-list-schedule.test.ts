@@ -66,7 +66,8 @@ describe('Cassandra list entries and the schedule filter', () => {
 
   it("finds a queue's or a flow key's requests whose entries were written before they carried them", async () => {
     const { session, requests } = open();
-    const at = (m: number, overrides: Partial<StoredRequest>) => aRequest({ createdAt: T0 + m * MINUTE, ...overrides });
+    const projectId = 'prj_contract_list_queue';
+    const at = (m: number, overrides: Partial<StoredRequest>) => aRequest({ projectId, createdAt: T0 + m * MINUTE, ...overrides });
     const [oldBilling, newBilling, oldOther, newOther] = [
       at(0, { queue: 'billing', flowKeys: ['vendor:acme'] }),
       at(1, { queue: 'billing' }),
@@ -82,7 +83,7 @@ describe('Cassandra list entries and the schedule filter', () => {
       );
     }
     const ids = async (q: { queue?: string; flowKey?: string }) =>
-      (await requests.list({ projectId: PROJECT_A, terminalCutoff: 0, limit: 100, ...q })).map((r) => r.id);
+      (await requests.list({ projectId, terminalCutoff: 0, limit: 100, ...q })).map((r) => r.id);
     expect(await ids({ queue: 'billing' })).toEqual([newBilling!.id, oldBilling!.id]);
     expect(await ids({ queue: 'default' })).toEqual([newOther!.id, oldOther!.id]);
     expect(await ids({ flowKey: 'vendor:acme' })).toEqual([newOther!.id, oldBilling!.id]);
