@@ -185,6 +185,17 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX budgets_changed ON budgets (updated_at) WHERE updated_at IS NOT NULL;
   `,
+  `
+  -- What an attempt's destination answered (src/domain/delivery/response.ts), and why the attempt ended its
+  -- request. response_headers is a JSON array of [name, value] pairs, NULL when no response came; response_body
+  -- the excerpt's bytes as read, NULL when none was captured.
+  ALTER TABLE attempts ADD COLUMN final_reason TEXT;
+  ALTER TABLE attempts ADD COLUMN response_headers TEXT;
+  ALTER TABLE attempts ADD COLUMN response_body BLOB;
+  ALTER TABLE attempts ADD COLUMN response_body_truncated INTEGER;
+  -- Whether attempts keep the first bytes of response bodies; on unless the operator turns it off.
+  ALTER TABLE projects ADD COLUMN capture_response_bodies INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /**

@@ -8,7 +8,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       const storage = await makeStorage();
       const first = await storage.open();
       const r = aRequest({ body: awkwardBytes(), headers: [['X-A', '1']], metadata: { k: 'v' }, flowKeys: ['customer:1'] });
-      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, createdAt: T0 };
+      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, captureResponseBodies: true, createdAt: T0 };
       const key = { keyId: 'key_1', projectId: PROJECT_A, secretHash: new Uint8Array([1, 2, 3]), createdAt: T0, revokedAt: null, lastUsedAt: T0 + 5 };
       await first.projects.createProject(project);
       await first.projects.createApiKey(key);

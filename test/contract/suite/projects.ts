@@ -14,6 +14,7 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       monthlyAllowance: 1_000_000,
       scheduleAllowance: 25,
       retentionDays: 30,
+      captureResponseBodies: true,
       createdAt: T0,
     };
     const key: ApiKeyRecord = {
