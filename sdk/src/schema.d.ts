@@ -428,6 +428,23 @@ export interface components {
             completed_at: string;
             /** @description The retry decision, present when another attempt is scheduled. */
             retry: components["schemas"]["RetryDecision"] | null;
+            /** @description Why this attempt ended its request as `failed`; unspecified (null) on success, while another attempt follows, and when a cancel ended the request. */
+            final_reason: components["schemas"]["FinalReason"] | null;
+            /** @description What the destination answered; absent (null) when no response came. */
+            response: components["schemas"]["AttemptResponse"] | null;
+        };
+        /** @description AttemptResponse is what an attempt kept of the destination's answer. */
+        AttemptResponse: {
+            /** @description The kept headers (`content-type`, `retry-after`, `ratelimit-*`, `x-ratelimit-*`, `x-request-id`), names lower-cased, repeated lines joined with `, `. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The body's first 2 KiB (less the leading bytes of a character cut at the end); absent when the project does not capture response bodies. */
+            body: string | null;
+            /** @description `utf8` or `base64`; unspecified (null) when there is no body. */
+            body_encoding: components["schemas"]["BodyEncoding"] | null;
+            /** @description True when the body went on past the excerpt. */
+            body_truncated: boolean;
         };
         /**
          * @description AttemptStatus is the outcome of one delivery attempt.
@@ -488,6 +505,13 @@ export interface components {
             /** @description Up to 4 flow keys (1 to 64 letters, digits, `.`, `-`, `_`, `:`, none twice): each attempt must fit the budget of every one of them besides its queue's. */
             flow_keys?: string[];
         };
+        /**
+         * @description BodyEncoding says how a captured response body is written.
+         *     - `utf8`: The bytes are valid UTF-8 and written as text.
+         *     - `base64`: The bytes are not valid UTF-8 and written as base64.
+         * @enum {string}
+         */
+        BodyEncoding: "utf8" | "base64";
         /** @description Budget is a queue or a flow key: its limits, whether it is paused, and how it stands now. A name never configured reads without limits, not paused. */
         Budget: {
             /** @description The queue's or flow key's name. */
@@ -624,6 +648,14 @@ export interface components {
             meta: null;
             request_id: components["schemas"]["RequestId"];
         };
+        /**
+         * @description FinalReason says why an attempt ended its request as failed.
+         *     - `receiver_stopped`: The receiver asked for no more attempts (`Service-No-Retry: true` or `webhook-delivery: abort-message`).
+         *     - `attempts_exhausted`: The attempt was the last one `max_attempts` allows.
+         *     - `final_status`: A status Ferry does not retry, or a destination address refused.
+         * @enum {string}
+         */
+        FinalReason: "receiver_stopped" | "attempts_exhausted" | "final_status";
         /**
          * @description HoldReason tells why a budget holds a request back.
          *     - `rate`: The budget's rate admits no more attempts in this period.

@@ -53,6 +53,10 @@ export type RequestSummary = Schemas['RequestSummary'];
 export type RequestDetail = Schemas['Request'];
 /** The record of one completed delivery attempt. */
 export type Attempt = Schemas['Attempt'];
+/** What an attempt kept of the destination's answer: a few headers and the body's first 2 KiB. */
+export type AttemptResponse = Schemas['AttemptResponse'];
+/** Why an attempt ended its request as failed: `receiver_stopped`, `attempts_exhausted` or `final_status`. */
+export type FinalReason = Schemas['FinalReason'];
 /** The outcome of a cancel call. */
 export type CancelResult = Schemas['CancelRequestResponse'];
 /** A lifecycle status of a request. */

@@ -11,9 +11,10 @@ export interface NewProjectInput {
   readonly monthlyAllowance?: number;
   readonly scheduleAllowance?: number;
   readonly retentionDays?: number;
+  readonly captureResponseBodies?: boolean;
 }
 
-export const PROJECT_DEFAULTS = { monthlyAllowance: 1_000_000, scheduleAllowance: 100, retentionDays: 30 } as const;
+export const PROJECT_DEFAULTS = { monthlyAllowance: 1_000_000, scheduleAllowance: 100, retentionDays: 30, captureResponseBodies: true } as const;
 
 /** An API key as issued: the plain token, shown this once, and the key ID that names it from then on. */
 export interface IssuedKey {
@@ -36,6 +37,7 @@ export class ProjectAdmin {
       monthlyAllowance: validateProjectSetting('monthlyAllowance', input.monthlyAllowance ?? PROJECT_DEFAULTS.monthlyAllowance),
       scheduleAllowance: validateProjectSetting('scheduleAllowance', input.scheduleAllowance ?? PROJECT_DEFAULTS.scheduleAllowance),
       retentionDays: validateProjectSetting('retentionDays', input.retentionDays ?? PROJECT_DEFAULTS.retentionDays),
+      captureResponseBodies: input.captureResponseBodies ?? PROJECT_DEFAULTS.captureResponseBodies,
       createdAt: now,
     };
     await this.projects.createProject(project);

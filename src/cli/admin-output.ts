@@ -12,6 +12,7 @@ export function projectJson(p: Project): Record<string, unknown> {
     monthly_allowance: p.monthlyAllowance,
     schedule_allowance: p.scheduleAllowance,
     retention_days: p.retentionDays,
+    capture_response_bodies: p.captureResponseBodies,
     created_at: time(p.createdAt),
   };
 }

@@ -1,6 +1,6 @@
 import { PROJECT_DEFAULTS } from '../app/project-admin.js';
 import type { ProjectChanges } from '../domain/project.js';
-import { PROJECT_SETTING_RANGES, type ProjectSettingName } from '../domain/validation/index.js';
+import { PROJECT_SETTING_RANGES, parseCaptureResponseBodies, type ProjectSettingName } from '../domain/validation/index.js';
 import { keyJson, projectJson, usageJson } from './admin-output.js';
 import { UsageError, type Command, type OptionSpec, type ParsedArgs } from './args.js';
 import { printJson } from './output.js';
@@ -18,6 +18,12 @@ function settingOptions(defaults: boolean): OptionSpec[] {
     option('monthly-allowance', 'monthlyAllowance', 'requests accepted a UTC calendar month'),
     option('schedule-allowance', 'scheduleAllowance', 'schedules at once, active or paused'),
     option('retention-days', 'retentionDays', 'days finished requests are kept'),
+    {
+      name: 'capture-response-bodies',
+      kind: 'string',
+      value: 'on|off',
+      help: `keep the first 2 KiB of each response body on its attempt${defaults ? ' (default on)' : ''}; headers are kept either way`,
+    },
   ];
 }
 
@@ -27,8 +33,13 @@ function settingsOf(args: ParsedArgs): ProjectChanges {
     monthlyAllowance: args.count('monthly-allowance'),
     scheduleAllowance: args.count('schedule-allowance'),
     retentionDays: args.count('retention-days'),
+    captureResponseBodies: captureOf(args.string('capture-response-bodies')),
   };
   return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as ProjectChanges;
+}
+
+function captureOf(text: string | undefined): boolean | undefined {
+  return text === undefined ? undefined : parseCaptureResponseBodies(text);
 }
 
 const projectCreate: Command = {
@@ -70,15 +81,16 @@ const projectShow: Command = {
 
 const projectUpdate: Command = {
   words: ['project', 'update'],
-  summary: "change a project's name, allowances or retention",
+  summary: "change a project's name, allowances, retention or response body capture",
   details:
     'Prints the project as changed. Running servers apply the change within FERRY_AUTH_CACHE_MS; a lower allowance ' +
-    'refuses new work from then on and leaves what was counted as it is.',
+    'refuses new work from then on and leaves what was counted as it is. Delivering processes apply a change of ' +
+    'response body capture within 5 s.',
   options: [PROJECT, { name: 'name', kind: 'string', value: 'NAME', help: "the project's name, 1 to 120 bytes" }, ...settingOptions(false)],
   run: (args) => {
     const changes = settingsOf(args);
     if (Object.keys(changes).length === 0) {
-      throw new UsageError("'project update' needs at least one of --name, --monthly-allowance, --schedule-allowance, --retention-days", 'project update');
+      throw new UsageError("'project update' needs at least one of --name, --monthly-allowance, --schedule-allowance, --retention-days, --capture-response-bodies", 'project update');
     }
     return withAdmin(async ({ admin }) => printJson(projectJson(await admin.updateProject(args.required('project'), changes))));
   },

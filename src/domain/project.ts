@@ -7,6 +7,11 @@ export interface Project {
   readonly scheduleAllowance: number;
   /** Days terminal requests stay visible. */
   readonly retentionDays: number;
+  /**
+   * Whether attempts keep the first 2 KiB of response bodies (`src/domain/delivery/response.ts`); headers are kept
+   * either way. Off for destinations whose answers hold what should not be stored.
+   */
+  readonly captureResponseBodies: boolean;
   readonly createdAt: number;
 }
 
@@ -30,6 +35,7 @@ export interface ProjectChanges {
   readonly monthlyAllowance?: number;
   readonly scheduleAllowance?: number;
   readonly retentionDays?: number;
+  readonly captureResponseBodies?: boolean;
 }
 
 /**

@@ -72,6 +72,24 @@ export interface AttemptRecord {
   readonly startedAt: number;
   readonly completedAt: number;
   readonly retry: RetryDecision | null;
+  /** Why this attempt ended its request; null unless it made the request `failed` (a success is no reason). */
+  readonly finalReason: FinalReason | null;
+  /** What the destination answered; null when no response came. */
+  readonly response: CapturedResponse | null;
+}
+
+/** Why an attempt ended its request (see `src/domain/delivery/response.ts`). */
+export type FinalReason = 'receiver_stopped' | 'attempts_exhausted' | 'final_status';
+export const FINAL_REASONS: readonly FinalReason[] = ['receiver_stopped', 'attempts_exhausted', 'final_status'];
+
+/** What an attempt kept of the answer it got (see `src/domain/delivery/response.ts`). */
+export interface CapturedResponse {
+  /** The kept headers, names lower-cased, in the order received. */
+  readonly headers: readonly HeaderEntry[];
+  /** The body's first bytes; null when the project turned capture off. */
+  readonly body: Uint8Array | null;
+  /** True when the body went on past the excerpt. */
+  readonly bodyTruncated: boolean;
 }
 
 export interface RetryDecision {

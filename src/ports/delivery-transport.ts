@@ -9,11 +9,17 @@ export interface OutboundRequest {
   readonly body: Uint8Array | null;
   /** The whole attempt (connect, headers, body) must finish within this. */
   readonly timeoutMs: number;
+  /**
+   * How many of the response body's first bytes to hand back (`bodyStart` of the outcome); 0 or absent for none. They are
+   * taken from the bounded read the transport makes anyway, never by reading more.
+   */
+  readonly captureBodyBytes?: number;
 }
 
 /**
  * Sends one attempt and reports what happened. It never throws for anything the destination or the network does:
- * every such event is an outcome. It never follows redirects, never sends to a non-public address (unless the
+ * every such event is an outcome. A response outcome carries the headers the delivery policy wants
+ * (`isWantedResponseHeader`), names lower-cased, and the body's first bytes when asked. It never follows redirects, never sends to a non-public address (unless the
  * development setting allows it) and never reads a response body without a bound.
  */
 export interface DeliveryTransport {

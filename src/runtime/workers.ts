@@ -14,7 +14,7 @@ import { budgetShare } from '../domain/flow/shares.js';
 import { BudgetGate } from '../workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
-import { SigningSecretCache } from '../workers/delivery/signing-secrets.js';
+import { ProjectDeliveryCache } from '../workers/delivery/project-delivery.js';
 import type { WorkPlacement } from '../workers/placement/work-placement.js';
 import type { SchedulerEvent } from '../workers/scheduler/events.js';
 import { ScheduleFiring } from '../workers/scheduler/firing-worker.js';
@@ -53,12 +53,12 @@ export function deliveryEngine(
   onDeliveryEvent: (event: DeliveryEvent) => void,
   budgets: BudgetGate,
 ): DeliveryEngine {
-  const secrets = new SigningSecretCache(backend.projects, clock);
+  const projects = new ProjectDeliveryCache(backend.projects, clock);
   return new DeliveryEngine({
     requests: backend.requests,
     transport,
     clock,
-    signingSecrets: (projectId) => secrets.get(projectId),
+    projectDelivery: (projectId) => projects.get(projectId),
     retry: {
       baseMs: config.delivery.retryBaseMs,
       capMs: config.delivery.retryCapMs,

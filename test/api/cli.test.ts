@@ -261,13 +261,13 @@ describe('project and key administration', () => {
     const other = await admin('project', 'create', '--name', 'other');
     const projectId = shop.project_id as string;
     expect(shop.api_key).toMatch(new RegExp(`^fry_${String(shop.key_id)}_`));
-    const settings = { name: 'shop', monthly_allowance: 5000, schedule_allowance: 100, retention_days: 30, created_at: expect.any(String) };
+    const settings = { name: 'shop', monthly_allowance: 5000, schedule_allowance: 100, retention_days: 30, capture_response_bodies: true, created_at: expect.any(String) };
     expect(shop).toMatchObject({ project_id: projectId, ...settings });
 
     const listed = await admin<Array<Record<string, unknown>>>('project', 'list');
     expect(listed).toEqual([
       { project_id: projectId, ...settings },
-      { project_id: other.project_id, name: 'other', monthly_allowance: 1_000_000, schedule_allowance: 100, retention_days: 30, created_at: expect.any(String) },
+      { project_id: other.project_id, name: 'other', monthly_allowance: 1_000_000, schedule_allowance: 100, retention_days: 30, capture_response_bodies: true, created_at: expect.any(String) },
     ]);
 
     const now = new Date();
@@ -291,9 +291,11 @@ describe('project and key administration', () => {
     const after = { ...settings, name: 'shop (eu)', monthly_allowance: 7, schedule_allowance: 0 };
     expect(changed).toEqual({ project_id: projectId, ...after });
     expect(await admin('project', 'update', '--project', projectId, '--retention-days', '7')).toEqual({ project_id: projectId, ...after, retention_days: 7 });
+    expect(await admin('project', 'update', '--project', projectId, '--capture-response-bodies', 'off')).toMatchObject({ capture_response_bodies: false, retention_days: 7 });
     expect(await admin('project', 'show', '--project', projectId)).toMatchObject({
       ...after,
       retention_days: 7,
+      capture_response_bodies: false,
       usage: { allowance: 7, remaining: 7, schedule_allowance: 0 },
     });
     // The other project is untouched.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeSigningSecret, verifySignature } from '../../src/domain/delivery/signature.js';
 import { Api, eventually } from '../support/api-client.js';
-import { replies, startDestination, type Destination } from '../support/destination.js';
+import { replies, startDestination, type Destination, type Handler } from '../support/destination.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
 
 interface Attempt {
@@ -11,6 +11,8 @@ interface Attempt {
   response_status_code: number | null;
   error_message: string | null;
   retry: null | Record<string, unknown>;
+  final_reason: string | null;
+  response: null | { headers: Record<string, string>; body: string | null; body_encoding: string | null; body_truncated: boolean };
 }
 interface Detail {
   status: string;
@@ -25,6 +27,8 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
   let dest: Destination;
   let ferry: FerryProcess;
   let api: Api;
+  /** A project that keeps no response bodies. */
+  let quiet: Api;
   let signingSecret: string;
   let n = 0;
   const path = () => `/t${++n}`;
@@ -43,6 +47,7 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
     const project = await createProject(ferry.dataDir);
     api = new Api(ferry.baseUrl, project.apiKey);
     signingSecret = project.signingSecret;
+    quiet = new Api(ferry.baseUrl, (await createProject(ferry.dataDir, { captureResponseBodies: false })).apiKey);
   });
   afterAll(async () => {
     await ferry?.stop();
@@ -112,6 +117,7 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
     const f = await settled(fid, 'failed');
     expect(f.attempts).toHaveLength(3);
     expect(f.attempts.map((a) => a.retry === null)).toEqual([false, false, true]);
+    expect(f.attempts.map((a) => a.final_reason)).toEqual([null, null, 'attempts_exhausted']);
     expect(dest.requestsTo(always)).toHaveLength(3);
     const attempts = await api.call<Attempt[]>('GET', `/requests/${fid}/attempts`);
     expect(attempts.body.data).toEqual(f.attempts);
@@ -147,7 +153,7 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
     const gone = path();
     dest.on(gone, replies.status(404));
     const id = await send(gone, { retry: '5' });
-    expect((await settled(id, 'failed')).attempts).toHaveLength(1);
+    expect((await settled(id, 'failed')).attempts).toEqual([expect.objectContaining({ retry: null, final_reason: 'final_status' })]);
 
     const moved = path();
     const target = path();
@@ -163,14 +169,83 @@ describe.each(['0', '1'])('delivery (FERRY_DELIVERY_THREADS=%s)', (threads) => {
     dest.on(slow, replies.delayedHeaders(5_000));
     const id = await send(slow, { timeout: '1s' });
     const d = await settled(id, 'failed');
-    expect(d.attempts[0]).toMatchObject({ status: 'timed_out', response_status_code: null });
+    expect(d.attempts[0]).toMatchObject({ status: 'timed_out', response_status_code: null, response: null, final_reason: 'attempts_exhausted' });
 
     const reset = path();
     let calls = 0;
     dest.on(reset, (x) => (++calls === 1 ? replies.reset()(x) : replies.status(200)(x)));
     const rid = await send(reset, { retry: '2' });
     const r = await settled(rid, 'succeeded');
-    expect(r.attempts[0]).toMatchObject({ status: 'errored', retry: expect.objectContaining({ reason: 'connection_error' }) });
+    expect(r.attempts[0]).toMatchObject({ status: 'errored', retry: expect.objectContaining({ reason: 'connection_error' }), response: null, final_reason: null });
+  });
+
+  it('stops retrying when the receiver says so on a retryable failure; a success with the signal is a success', async () => {
+    const cases: Array<[number, Record<string, string>]> = [
+      [500, { 'Service-No-Retry': 'true' }],
+      [429, { 'Service-No-Retry': 'TRUE', 'Retry-After': '1' }],
+      [503, { 'webhook-delivery': 'abort-message' }],
+    ];
+    const ids = await Promise.all(cases.map(async ([status, headers]) => {
+      const p = path();
+      dest.on(p, replies.status(status, headers));
+      return [p, await send(p, { retry: '5' })] as const;
+    }));
+    for (const [p, id] of ids) {
+      const d = await settled(id, 'failed');
+      expect(d.attempts).toEqual([expect.objectContaining({ status: 'failed', retry: null, final_reason: 'receiver_stopped' })]);
+      expect(dest.requestsTo(p)).toHaveLength(1);
+    }
+    const ok = path();
+    dest.on(ok, replies.status(200, { 'Service-No-Retry': 'true' }));
+    const d = await settled(await send(ok, { retry: '5' }), 'succeeded');
+    expect(d.attempts).toEqual([expect.objectContaining({ status: 'succeeded', retry: null, final_reason: null })]);
+  });
+
+  it("keeps the destination's answer: a few headers and the body's first 2 KiB, text or base64", async () => {
+    const binary = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x41]);
+    const long = `${'a'.repeat(2047)}é${'b'.repeat(100)}`; // é's two bytes straddle the 2 KiB cut
+    const bigBinary = Buffer.alloc(5000, 0xff);
+    const answers: Array<[string, Handler]> = [
+      ['json', replies.status(422, {
+        'Content-Type': 'application/json', 'X-Request-Id': 'abc-1', 'RateLimit-Remaining': '0', 'X-RateLimit-Limit': '100',
+        'Set-Cookie': 'session=secret', 'Service-No-Retry': 'true',
+      }, '{"error":"no such customer"}')],
+      ['empty', replies.status(200)],
+      ['binary', replies.status(200, { 'Content-Type': 'application/octet-stream' }, binary)],
+      ['long', replies.status(200, {}, long)],
+      ['bigBinary', replies.status(200, {}, bigBinary)],
+    ];
+    const ids = new Map<string, string>();
+    for (const [name, handler] of answers) {
+      const p = path();
+      dest.on(p, handler);
+      ids.set(name, await send(p));
+    }
+    const response = async (name: string) => (await eventually(async () => {
+      const d = await detail(ids.get(name)!);
+      return d.attempts.length === 1 ? d : undefined;
+    })).attempts[0]!.response!;
+    expect(await response('json')).toEqual({
+      headers: { 'content-type': 'application/json', 'x-request-id': 'abc-1', 'ratelimit-remaining': '0', 'x-ratelimit-limit': '100' },
+      body: '{"error":"no such customer"}',
+      body_encoding: 'utf8',
+      body_truncated: false,
+    });
+    expect(await response('empty')).toMatchObject({ body: '', body_encoding: 'utf8', body_truncated: false });
+    expect(await response('binary')).toMatchObject({ body: binary.toString('base64'), body_encoding: 'base64', body_truncated: false });
+    expect(await response('long')).toMatchObject({ body: 'a'.repeat(2047), body_encoding: 'utf8', body_truncated: true });
+    expect(await response('bigBinary')).toMatchObject({ body: bigBinary.subarray(0, 2048).toString('base64'), body_encoding: 'base64', body_truncated: true });
+
+    // A project may keep headers only.
+    const p = path();
+    dest.on(p, replies.status(200, { 'Content-Type': 'text/plain' }, 'private'));
+    const res = await quiet.send({ url: `${dest.url}${p}` }, 'x');
+    const qid = (res.body.data as { id: string }).id;
+    const q = await eventually(async () => {
+      const d = (await quiet.call<Detail>('GET', `/requests/${qid}`)).body.data;
+      return d.status === 'succeeded' ? d : undefined;
+    });
+    expect(q.attempts[0]!.response).toEqual({ headers: { 'content-type': 'text/plain' }, body: null, body_encoding: null, body_truncated: false });
   });
 
   it('fires delayed requests on time, never early', async () => {

@@ -18,6 +18,7 @@
  *
  *   npm run build && npx tsx test/bench/deliver.ts [--requests 30000] [--due-per-second 1000] [--due-seconds 10] [--warmup-seconds 2] [--per-host 256]
  *     [--only bare|throughput|lateness|burst] [--burst-size 10000] [--bursts 4] [--burst-every 15]
+ *     [--capture on|off] [--response-bytes 0]   (the project's response body capture; the receiver's answer size)
  */
 import { Agent, request } from 'undici';
 import { Api } from '../support/api-client.js';
@@ -37,13 +38,15 @@ const only = args.get('only');
 const burstSize = Number(args.get('burst-size') ?? 10_000);
 const bursts = Number(args.get('bursts') ?? 4);
 const burstEveryMs = Number(args.get('burst-every') ?? 15) * 1000;
+const capture = (args.get('capture') ?? 'on') === 'on';
+const responseBytes = Number(args.get('response-bytes') ?? 0);
 
 async function setup(dest: Receiver): Promise<{ ferry: FerryProcess; api: Api }> {
   const ferry = await startFerry({
     // Every request goes to the one loopback destination, so the per-host limit is the one that binds.
     env: { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, FERRY_DELIVERY_MAX_PER_HOST: perHost },
   });
-  const { apiKey } = await createProject(ferry.dataDir, { monthlyAllowance: 1_000_000_000 });
+  const { apiKey } = await createProject(ferry.dataDir, { monthlyAllowance: 1_000_000_000, captureResponseBodies: capture });
   return { ferry, api: new Api(ferry.baseUrl, apiKey) };
 }
 
@@ -113,7 +116,7 @@ async function bareClient(): Promise<void> {
 }
 
 async function throughput(): Promise<void> {
-  const dest = await startReceiver();
+  const dest = await startReceiver(responseBytes);
   const { ferry, api } = await setup(dest);
   try {
     const items = Array.from({ length: total }, (_, i) => ({ url: `${dest.url}/t`, body: { i }, retry: { max_attempts: 3 } }));

@@ -121,13 +121,19 @@ describe('the Requests pages of the console', () => {
     expect(await attempts.textContent()).toContain('Attempt 2');
 
     // Without Retry-After, backoff decides; once the budget is spent, the request fails and says why.
-    dest.on('/down', replies.status(500));
+    dest.on('/down', replies.status(500, { 'Content-Type': 'application/json', 'X-Request-Id': 'up-7' }, '{"error":"database down"}'));
     const failing = await create({ url: `${dest.url}/down`, retry: { max_attempts: 2 } });
     await goTo(page, `#/requests/${failing}`);
     await expect.poll(() => page.locator('.headline').textContent(), { timeout: 20_000 }).toContain('Failed after 2 attempts (2 of 2 allowed): HTTP 500');
     const failed = (await attempts.textContent()) ?? '';
     expect(failed).toContain('No Retry-After header; backoff of');
     expect(failed).toContain('next try was due');
+    // The last attempt says why it ended the request, and each keeps what the destination answered.
+    expect(failed).toContain('Not retried: this was the last attempt allowed.');
+    await page.locator('.attempt-response summary').last().click();
+    const answer = (await page.locator('.attempt-response').last().textContent()) ?? '';
+    expect(answer).toContain('x-request-idup-7');
+    expect(answer).toContain('{"error":"database down"}');
     // A failed request can be replayed, not cancelled.
     const actions = page.getByRole('region', { name: 'Actions' });
     expect(await actions.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);

@@ -94,7 +94,7 @@ describe('Cassandra list entries and the schedule filter', () => {
   it('writes the schedule again with the time to live when a request ends, into old entries too', async () => {
     const backend = open();
     const now = Date.now();
-    await backend.projects.createProject({ id: 'prj_contract_ttl', name: 'ttl', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 30, createdAt: now });
+    await backend.projects.createProject({ id: 'prj_contract_ttl', name: 'ttl', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 30, captureResponseBodies: true, createdAt: now });
     const scheduleId = nextScheduleId();
     const [fresh, old] = [0, 1].map(() => aRequest({ projectId: 'prj_contract_ttl', source: 'recurring', scheduleId, createdAt: now, dueAt: now }));
     await backend.requests.insertMany([fresh!, old!]);

@@ -19,7 +19,7 @@ async function timersOfRequest(backend: CassandraBackend, id: string): Promise<n
 }
 
 async function createProject(backend: CassandraBackend, id: string, retentionDays: number): Promise<void> {
-  await backend.projects.createProject({ id, name: id, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays, createdAt: Date.now() });
+  await backend.projects.createProject({ id, name: id, monthlyAllowance: 10, scheduleAllowance: 1, retentionDays, captureResponseBodies: true, createdAt: Date.now() });
 }
 
 type Batch = CassandraSession['batch'];

@@ -53,7 +53,7 @@ async function deliverOne(
       abortInFlight: () => undefined,
       close: async () => undefined,
     },
-    ...(o.secrets === undefined ? {} : { signingSecrets: o.secrets }),
+    ...(o.secrets === undefined ? {} : { projectDelivery: async () => ({ secrets: await o.secrets!(), captureResponseBodies: true }) }),
     onEvent: (e) => events.push(e),
   });
   const now = Date.now();

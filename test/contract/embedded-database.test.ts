@@ -41,7 +41,7 @@ function putSecret(db: EmbeddedDatabase, name: string, value = new Uint8Array([1
 }
 
 function project(id: string) {
-  return { id, name: id, monthlyAllowance: 1, scheduleAllowance: 1, retentionDays: 1, createdAt: T0 };
+  return { id, name: id, monthlyAllowance: 1, scheduleAllowance: 1, retentionDays: 1, captureResponseBodies: true, createdAt: T0 };
 }
 
 function secretNames(db: EmbeddedDatabase): string[] {

@@ -29,7 +29,7 @@ export function engineHarness(name: string): {
     startEngine(backend, settings) {
       const engine = new DeliveryEngine({
         clock: systemClock,
-        signingSecrets: async () => [new Uint8Array(32)],
+        projectDelivery: async () => ({ secrets: [new Uint8Array(32)], captureResponseBodies: true }),
         retry: { baseMs: 1_000, capMs: 1_000, retryAfterCapMs: 1_000 },
         maxInFlight: 64,
         maxPerHost: 64,

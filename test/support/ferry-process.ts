@@ -107,12 +107,17 @@ export async function ferryCli(dataDir: string, args: readonly string[], backend
  */
 export async function createProject(
   dataDir: string,
-  opts: { name?: string; monthlyAllowance?: number; scheduleAllowance?: number; retentionDays?: number } = {},
+  opts: { name?: string; monthlyAllowance?: number; scheduleAllowance?: number; retentionDays?: number; captureResponseBodies?: boolean } = {},
 ): Promise<{ projectId: string; apiKey: string; signingSecret: string }> {
   await prepareStorage(dataDir);
   const backend = await openTestBackend(dataDir);
   try {
-    const given = { monthlyAllowance: opts.monthlyAllowance, scheduleAllowance: opts.scheduleAllowance, retentionDays: opts.retentionDays };
+    const given = {
+      monthlyAllowance: opts.monthlyAllowance,
+      scheduleAllowance: opts.scheduleAllowance,
+      retentionDays: opts.retentionDays,
+      captureResponseBodies: opts.captureResponseBodies,
+    };
     const settings = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
     const { project, apiKey, signingSecret } = await projectAdmin(backend).createProject({ ...settings, name: opts.name ?? 'test' });
     return { projectId: project.id, apiKey: apiKey.token, signingSecret };

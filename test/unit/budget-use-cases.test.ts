@@ -56,7 +56,7 @@ class MemoryBudgets implements BudgetStore {
   }
 }
 
-const PROJECT: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: 0 };
+const PROJECT: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, captureResponseBodies: true, createdAt: 0 };
 const SECRET = new Uint8Array(32).fill(7);
 const BUSY: BudgetState = { inFlight: 3, startedInPeriod: 4, waiting: { rate: 1, concurrency: 2, paused: 0 }, admittedRate: 7.5 };
 

@@ -83,7 +83,7 @@ function startEngine(clock: FakeClock, store: RequestStore, t: ReturnType<typeof
     requests: store,
     transport: t,
     clock,
-    signingSecrets: async () => [new Uint8Array(32)],
+    projectDelivery: async () => ({ secrets: [new Uint8Array(32)], captureResponseBodies: true }),
     retry: { baseMs: 1_000, capMs: 1_000, retryAfterCapMs: 1_000 },
     maxInFlight: 8,
     maxPerHost: 8,

@@ -13,7 +13,7 @@ const response = (status: number, retryAfter: string | null = null): AttemptOutc
 
 describe('responses', () => {
   it.each([200, 201, 204, 299])('%i succeeds the request', (status) => {
-    expect(decide(response(status))).toEqual({ attemptStatus: 'succeeded', responseStatusCode: status, errorMessage: null, retry: null, requestStatus: 'succeeded' });
+    expect(decide(response(status))).toEqual({ attemptStatus: 'succeeded', responseStatusCode: status, errorMessage: null, retry: null, requestStatus: 'succeeded', finalReason: null, response: { headers: [], body: null, bodyTruncated: false } });
   });
 
   it('succeeds even on the last attempt and ignores Retry-After', () => {
@@ -27,7 +27,7 @@ describe('responses', () => {
   });
 
   it.each([400, 401, 403, 404, 405, 409, 410, 413, 415, 422, 426, 431, 451, 499])('%i fails the request at once', (status) => {
-    expect(decide(response(status))).toEqual({ attemptStatus: 'failed', responseStatusCode: status, errorMessage: `HTTP ${status}`, retry: null, requestStatus: 'failed' });
+    expect(decide(response(status))).toEqual({ attemptStatus: 'failed', responseStatusCode: status, errorMessage: `HTTP ${status}`, retry: null, requestStatus: 'failed', finalReason: 'final_status', response: { headers: [], body: null, bodyTruncated: false } });
   });
 
   it.each([300, 301, 302, 303, 304, 307, 308, 399])('%i fails the request at once, since redirects are not followed', (status) => {
@@ -37,6 +37,8 @@ describe('responses', () => {
       errorMessage: `HTTP ${status} (redirects are not followed)`,
       retry: null,
       requestStatus: 'failed',
+      finalReason: 'final_status',
+      response: { headers: [], body: null, bodyTruncated: false },
     });
   });
 
@@ -101,6 +103,8 @@ describe('transport outcomes', () => {
       errorMessage: 'destination is not a public address: resolved to 10.0.0.8',
       retry: null,
       requestStatus: 'failed',
+      finalReason: 'final_status',
+      response: null,
     });
   });
 
@@ -132,6 +136,8 @@ describe('attempt budget', () => {
       errorMessage: 'HTTP 500',
       retry: null,
       requestStatus: 'failed',
+      finalReason: 'attempts_exhausted',
+      response: { headers: [], body: null, bodyTruncated: false },
     });
   });
 

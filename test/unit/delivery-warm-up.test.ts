@@ -70,7 +70,7 @@ function startEngine(clock: FakeClock, store: RequestStore, transport: DeliveryT
     requests: store,
     transport,
     clock,
-    signingSecrets: async () => [new Uint8Array(32)],
+    projectDelivery: async () => ({ secrets: [new Uint8Array(32)], captureResponseBodies: true }),
     retry: { baseMs: 1_000, capMs: 1_000, retryAfterCapMs: 1_000 },
     maxInFlight: 16,
     maxPerHost: 3,

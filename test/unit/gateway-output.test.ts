@@ -46,10 +46,13 @@ describe('gateway response bodies', () => {
             retry_after_delay_ms: 5000, backoff_delay_ms: 1234, selected_delay_ms: 5000, delay_source: 'retry_after',
             next_attempt_at: '2030-01-02T03:04:11.678Z',
           },
+          final_reason: null,
+          response: null,
         },
         {
           attempt_number: 2, status: 'timed_out', response_status_code: null, error_message: 'timeout', duration_ms: 50000,
           started_at: '2030-01-02T03:04:11.678Z', completed_at: '2030-01-02T03:05:01.678Z', retry: null,
+          final_reason: null, response: null,
         },
       ],
     });

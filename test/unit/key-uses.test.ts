@@ -28,7 +28,7 @@ function storeWith(keys: ApiKeyRecord[], project: Project): { store: ProjectStor
   return { store, uses };
 }
 
-const PROJECT: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: 0 };
+const PROJECT: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, captureResponseBodies: true, createdAt: 0 };
 
 describe('key uses', () => {
   it('writes the first use at once, then at most once a minute per key', () => {

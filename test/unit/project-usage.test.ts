@@ -31,7 +31,7 @@ function memoryUsage(): UsageStore & { counts: Map<string, number> } {
   };
 }
 
-const project = (monthlyAllowance: number): Project => ({ id: 'prj_u', name: 'u', monthlyAllowance, scheduleAllowance: 5, retentionDays: 30, createdAt: 0 });
+const project = (monthlyAllowance: number): Project => ({ id: 'prj_u', name: 'u', monthlyAllowance, scheduleAllowance: 5, retentionDays: 30, captureResponseBodies: true, createdAt: 0 });
 
 describe('usage periods', () => {
   it.each([

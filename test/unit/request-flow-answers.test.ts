@@ -57,7 +57,7 @@ describe('schedule occurrences', () => {
   it('carry the flow keys of the schedule request, and none when it has none', async () => {
     const made: NewRequest[] = [];
     const acceptor = { accept: async (_p: Project, _k: unknown, items: readonly NewRequest[]) => (made.push(...items), []) } as unknown as AcceptRequests;
-    const project: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, createdAt: 0 };
+    const project: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, captureResponseBodies: true, createdAt: 0 };
     const projects = { getProject: async () => project } as unknown as ProjectStore;
     const occurrences = new ScheduleOccurrences(acceptor, projects, new FakeClock(0));
     const schedule = {

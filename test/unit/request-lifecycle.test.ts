@@ -37,8 +37,8 @@ const retry: RetryDecision = {
   delaySource: 'backoff',
   nextAttemptAt: T + 1_050,
 };
-const success: AttemptDecision = { attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, retry: null, requestStatus: 'succeeded' };
-const failure: AttemptDecision = { attemptStatus: 'failed', responseStatusCode: 503, errorMessage: 'status 503', retry, requestStatus: 'queued' };
+const success: AttemptDecision = { attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, retry: null, requestStatus: 'succeeded', finalReason: null, response: null };
+const failure: AttemptDecision = { attemptStatus: 'failed', responseStatusCode: 503, errorMessage: 'status 503', retry, requestStatus: 'queued', finalReason: null, response: null };
 const definition: RequestDefinition = {
   url: 'https://example.com/hook',
   method: 'POST',

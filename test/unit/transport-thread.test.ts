@@ -27,6 +27,20 @@ describe('threaded transport: outcomes', () => {
     expect(outcome).toEqual({ kind: 'timeout', phase: 'headers' });
   });
 
+  it("brings back a response's wanted headers and the body's first bytes, read no further than without them", async () => {
+    fx.transport = threaded();
+    fx.destination.on('/answer', ({ res }) => {
+      res.writeHead(503, { 'Service-No-Retry': 'true', 'X-Request-Id': 'r1', 'Set-Cookie': 'a=b', 'Content-Type': 'text/plain' }).end('x'.repeat(3000));
+    });
+    const { outcome } = await fx.transport.send({ ...anOutbound(`${fx.destination.url}/answer`), captureBodyBytes: 2048 });
+    expect(outcome).toMatchObject({ kind: 'response', status: 503, bodyTruncated: true });
+    const response = outcome as Extract<typeof outcome, { kind: 'response' }>;
+    expect(Object.fromEntries(response.headers!)).toEqual({ 'service-no-retry': 'true', 'x-request-id': 'r1', 'content-type': 'text/plain' });
+    expect(Buffer.from(response.bodyStart!).toString()).toBe('x'.repeat(2048));
+    const { outcome: none } = await fx.transport.send(anOutbound(`${fx.destination.url}/answer`));
+    expect(none).not.toHaveProperty('bodyStart');
+  });
+
   it('brings back connection and TLS errors with their codes', async () => {
     fx.transport = threaded();
     fx.destination.on('/reset', replies.reset());

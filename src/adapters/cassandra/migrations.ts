@@ -9,6 +9,7 @@ import { keyLastUse } from './schema/007-key-last-use.js';
 import { previousRun } from './schema/008-previous-run.js';
 import { flowControl } from './schema/009-flow-control.js';
 import { budgetStates } from './schema/010-budget-states.js';
+import { attemptResponses } from './schema/011-attempt-responses.js';
 import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   previousRun,
   flowControl,
   budgetStates,
+  attemptResponses,
   listQueueFlowKeys,
 ];
 

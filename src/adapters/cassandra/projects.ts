@@ -20,7 +20,7 @@ export class CassandraProjectStore implements ProjectStore {
   async createProject(p: Project): Promise<void> {
     await this.session.execute(
       this.q.insertProject,
-      [p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt],
+      [p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.captureResponseBodies, p.createdAt],
       'creating a project',
       { idempotent: true },
     );
@@ -112,10 +112,12 @@ function statements(session: CassandraSession) {
   const apiKeys = session.table('api_keys');
   const signing = session.table('signing_secrets');
   return {
-    insertProject: `INSERT INTO ${projects} (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
-      VALUES (?, ?, ?, ?, ?, ?)`,
-    selectProject: `SELECT name, monthly_allowance, schedule_allowance, retention_days, created_at FROM ${projects} WHERE id = ?`,
-    selectProjects: `SELECT id, name, monthly_allowance, schedule_allowance, retention_days, created_at FROM ${projects}`,
+    insertProject: `INSERT INTO ${projects} (id, name, monthly_allowance, schedule_allowance, retention_days,
+      capture_response_bodies, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    selectProject: `SELECT name, monthly_allowance, schedule_allowance, retention_days, capture_response_bodies, created_at
+      FROM ${projects} WHERE id = ?`,
+    selectProjects: `SELECT id, name, monthly_allowance, schedule_allowance, retention_days, capture_response_bodies, created_at
+      FROM ${projects}`,
     insertApiKey: `INSERT INTO ${apiKeys} (key_id, project_id, secret_hash, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?)`,
     selectApiKey: `SELECT project_id, secret_hash, created_at, revoked_at, last_used_at FROM ${apiKeys} WHERE key_id = ?`,
     selectProjectKeys: `SELECT key_id, project_id, secret_hash, created_at, revoked_at, last_used_at FROM ${apiKeys}
@@ -138,6 +140,7 @@ const PROJECT_COLUMNS = [
   ['monthlyAllowance', 'monthly_allowance'],
   ['scheduleAllowance', 'schedule_allowance'],
   ['retentionDays', 'retention_days'],
+  ['captureResponseBodies', 'capture_response_bodies'],
 ] as const satisfies ReadonlyArray<readonly [keyof ProjectChanges, string]>;
 
 function projectFromRow(id: string, row: types.Row): Project {
@@ -147,6 +150,8 @@ function projectFromRow(id: string, row: types.Row): Project {
     monthlyAllowance: millis(row.get('monthly_allowance'))!,
     scheduleAllowance: row.get('schedule_allowance') as number,
     retentionDays: row.get('retention_days') as number,
+    // Projects created before the setting existed have no value: capture is on for them, as for new ones.
+    captureResponseBodies: row.get('capture_response_bodies') !== false,
     createdAt: millis(row.get('created_at'))!,
   };
 }

@@ -201,6 +201,17 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO request_flow_keys (project_id, flow_key, created_at, request_id)
     SELECT r.project_id, k.value, r.created_at, r.id FROM requests r, json_each(r.flow_keys) k WHERE r.flow_keys IS NOT NULL;
   `,
+  `
+  -- What an attempt's destination answered (src/domain/delivery/response.ts), and why the attempt ended its
+  -- request. response_headers is a JSON array of [name, value] pairs, NULL when no response came; response_body
+  -- the excerpt's bytes as read, NULL when none was captured.
+  ALTER TABLE attempts ADD COLUMN final_reason TEXT;
+  ALTER TABLE attempts ADD COLUMN response_headers TEXT;
+  ALTER TABLE attempts ADD COLUMN response_body BLOB;
+  ALTER TABLE attempts ADD COLUMN response_body_truncated INTEGER;
+  -- Whether attempts keep the first bytes of response bodies; on unless the operator turns it off.
+  ALTER TABLE projects ADD COLUMN capture_response_bodies INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /**

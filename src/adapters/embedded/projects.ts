@@ -9,6 +9,7 @@ interface ProjectRow {
   monthly_allowance: number;
   schedule_allowance: number;
   retention_days: number;
+  capture_response_bodies: number;
   created_at: number;
 }
 
@@ -85,6 +86,7 @@ function projectFromRow(row: ProjectRow): Project {
     monthlyAllowance: row.monthly_allowance,
     scheduleAllowance: row.schedule_allowance,
     retentionDays: row.retention_days,
+    captureResponseBodies: row.capture_response_bodies !== 0,
     createdAt: row.created_at,
   };
 }

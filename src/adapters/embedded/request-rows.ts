@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AttemptRecord, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
+import type { AttemptRecord, FinalReason, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
 import { CLAIMED_FROM } from '../../domain/request-lifecycle/index.js';
 import { flowKeysColumn, flowKeysFromColumn, waitingForColumn, waitingForFromColumn } from '../request-json-columns.js';
 import { statusList } from '../request-patch-columns.js';
@@ -95,22 +95,28 @@ export function requestFromValues(v: unknown): StoredRequest {
 }
 
 export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code,
-  error_message, duration_ms, started_at, completed_at, retry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers, response_body,
+  response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export function insertAttempt(insert: Database.Statement, projectId: string, a: AttemptRecord): void {
+  const r = a.response;
   insert.run(
     a.requestId, a.attemptNumber, projectId, a.status, a.responseStatusCode, a.errorMessage, a.durationMs,
-    a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry),
+    a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
+    r === null ? null : JSON.stringify(r.headers), r?.body ?? null, r === null ? null : r.bodyTruncated ? 1 : 0,
   );
 }
 
 /** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
 export const ATTEMPT_SELECT_LIST =
-  'request_id, attempt_number, status, response_status_code, error_message, duration_ms, started_at, completed_at, retry';
+  'request_id, attempt_number, status, response_status_code, error_message, duration_ms, started_at, completed_at, retry, ' +
+  'final_reason, response_headers, response_body, response_body_truncated';
 
 type AttemptValues = [
   request_id: string, attempt_number: number, status: string, response_status_code: number | null,
   error_message: string | null, duration_ms: number, started_at: number, completed_at: number, retry: string | null,
+  final_reason: string | null, response_headers: string | null, response_body: Uint8Array | null,
+  response_body_truncated: number | null,
 ];
 
 export function attemptFromValues(v: unknown): AttemptRecord {
@@ -125,5 +131,7 @@ export function attemptFromValues(v: unknown): AttemptRecord {
     startedAt: row[6],
     completedAt: row[7],
     retry: row[8] === null ? null : (JSON.parse(row[8]) as RetryDecision),
+    finalReason: row[9] as FinalReason | null,
+    response: row[10] === null ? null : { headers: JSON.parse(row[10]) as HeaderEntry[], body: plainBytes(row[11]), bodyTruncated: row[12] === 1 },
   };
 }

@@ -166,16 +166,19 @@ export const writeOps = {
   },
 
   createProject(db: Connection, p: Project): void {
-    db.statement(`INSERT INTO projects (id, name, monthly_allowance, schedule_allowance, retention_days, created_at)
-      VALUES (?, ?, ?, ?, ?, ?)`).run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays, p.createdAt);
+    db.statement(`INSERT INTO projects (id, name, monthly_allowance, schedule_allowance, retention_days, capture_response_bodies,
+      created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(p.id, p.name, p.monthlyAllowance, p.scheduleAllowance, p.retentionDays,
+      p.captureResponseBodies ? 1 : 0, p.createdAt);
   },
 
   /** The changed project's row, or undefined when there is no such project. */
   updateProject(db: Connection, a: { readonly id: string; readonly changes: ProjectChanges }): Record<string, unknown> | undefined {
     const c = a.changes;
     return db.statement(`UPDATE projects SET name = COALESCE(?, name), monthly_allowance = COALESCE(?, monthly_allowance),
-      schedule_allowance = COALESCE(?, schedule_allowance), retention_days = COALESCE(?, retention_days)
-      WHERE id = ? RETURNING *`).get(c.name ?? null, c.monthlyAllowance ?? null, c.scheduleAllowance ?? null, c.retentionDays ?? null, a.id) as
+      schedule_allowance = COALESCE(?, schedule_allowance), retention_days = COALESCE(?, retention_days),
+      capture_response_bodies = COALESCE(?, capture_response_bodies)
+      WHERE id = ? RETURNING *`).get(c.name ?? null, c.monthlyAllowance ?? null, c.scheduleAllowance ?? null, c.retentionDays ?? null,
+      c.captureResponseBodies === undefined ? null : c.captureResponseBodies ? 1 : 0, a.id) as
       | Record<string, unknown>
       | undefined;
   },

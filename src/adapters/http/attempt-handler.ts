@@ -1,5 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
+import { isWantedResponseHeader } from '../../domain/delivery/response.js';
+import type { HeaderEntry } from '../../domain/request.js';
 import { outcomeOfError } from './outcome-of-error.js';
 
 export type AttemptPhase = 'connect' | 'headers' | 'body';
@@ -18,8 +20,9 @@ class AttemptHalted extends Error {
  *
  * The phase moves to `headers` once undici hands the request a connected socket (before that the attempt is
  * connecting, or waiting for a free connection, which from the destination's point of view is the same), and to
- * `body` with the status line. The response body is counted and dropped, never kept: past `maxResponseBytes` the
- * exchange is aborted, which makes undici close the connection instead of reading on.
+ * `body` with the status line. The response body is counted and dropped, but for its first `captureBytes` bytes,
+ * copied on the way (the excerpt an attempt keeps): past `maxResponseBytes` the exchange is aborted, which makes
+ * undici close the connection instead of reading on.
  *
  * The first outcome wins: `halt` (deadline, shutdown) settles at once, even while undici still waits for a
  * connection, and aborts the exchange as soon as undici gives it a way to.
@@ -30,10 +33,15 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private settled = false;
   private status = 0;
   private retryAfter: string | null = null;
+  private headers: HeaderEntry[] = [];
   private received = 0;
+  /** Copies, never views: a view would keep undici's chunk alive and clone its whole buffer across threads. */
+  private captured: Uint8Array[] = [];
+  private capturedBytes = 0;
 
   constructor(
     private readonly maxResponseBytes: number,
+    private readonly captureBytes: number,
     private readonly finish: (outcome: AttemptOutcome) => void,
     /** Errors that reveal a bug in the request Ferry built (see `outcomeOfError`). */
     private readonly fail: (err: unknown) => void,
@@ -58,10 +66,20 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.phase = 'body';
     this.status = statusCode;
     this.retryAfter = firstValue(headers['retry-after']);
+    // undici gives names lower-cased, repeated lines as an array.
+    for (const name in headers) {
+      const value = headers[name];
+      if (value !== undefined && isWantedResponseHeader(name)) this.headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.received += chunk.length;
+    if (this.capturedBytes < this.captureBytes) {
+      const take = Math.min(chunk.length, this.captureBytes - this.capturedBytes);
+      this.captured.push(Uint8Array.prototype.slice.call(chunk, 0, take));
+      this.capturedBytes += take;
+    }
     if (this.received > this.maxResponseBytes) this.halt(this.response());
   }
 
@@ -83,7 +101,20 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   private response(): AttemptOutcome {
-    return { kind: 'response', status: this.status, retryAfter: this.retryAfter };
+    const base = { kind: 'response', status: this.status, retryAfter: this.retryAfter, headers: this.headers } as const;
+    if (this.captureBytes === 0) return base;
+    return { ...base, bodyStart: this.bodyStart(), bodyTruncated: this.received > this.capturedBytes };
+  }
+
+  private bodyStart(): Uint8Array {
+    if (this.captured.length === 1) return this.captured[0]!;
+    const start = new Uint8Array(this.capturedBytes);
+    let at = 0;
+    for (const piece of this.captured) {
+      start.set(piece, at);
+      at += piece.length;
+    }
+    return start;
   }
 
   private settle(outcome: AttemptOutcome): boolean {

@@ -34,6 +34,8 @@ export function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: At
     };
     const handler = new AttemptHandler(
       settings.maxResponseBytes,
+      // Never more than the bounded read takes anyway.
+      Math.min(Math.max(0, req.captureBodyBytes ?? 0), settings.maxResponseBytes),
       (outcome) => {
         done();
         resolve(outcome);

@@ -1,6 +1,7 @@
 import type { Attempt, RequestDetail } from '../../../sdk/src/types.js';
 import { StatusBadge } from '../ui/status-badge.js';
 import { Time } from '../ui/time.js';
+import { AttemptResponse, finalReasonText } from './attempt-response.js';
 import { durationText } from './durations.js';
 import { RetryDecision } from './retry-decision.js';
 
@@ -55,6 +56,8 @@ function AttemptItem({ attempt, maxAttempts, current }: { attempt: Attempt; maxA
         </span>
       </p>
       {attempt.retry ? <RetryDecision decision={attempt.retry} current={current} /> : null}
+      {finalReasonText(attempt.final_reason) !== null ? <p class="final-reason">{finalReasonText(attempt.final_reason)}</p> : null}
+      {attempt.response ? <AttemptResponse response={attempt.response} /> : null}
     </li>
   );
 }

@@ -20,6 +20,16 @@ export {
   type RetryConfig,
 } from './policy.js';
 export {
+  RESPONSE_BODY_EXCERPT_BYTES,
+  bodyExcerpt,
+  bodyText,
+  capturedResponse,
+  isKeptResponseHeader,
+  isWantedResponseHeader,
+  keptResponseHeaders,
+  receiverStopped,
+} from './response.js';
+export {
   DEFAULT_TOLERANCE_SECONDS,
   decodeSigningSecret,
   encodeSigningSecret,

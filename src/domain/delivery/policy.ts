@@ -18,14 +18,22 @@
  *
  * Budget: a retryable outcome on attempt `maxAttempts` (or later) fails the request; `retry` is then null.
  *
+ * Receiver's stop: a retryable response carrying `Service-No-Retry: true` or `webhook-delivery: abort-message`
+ * (`response.ts`) fails the request at once. It wins over the budget when both end the request: the receiver's
+ * own word says more than a count.
+ *
+ * Final reason, set exactly when the attempt fails the request: `receiver_stopped`, `attempts_exhausted`, or
+ * `final_status` (a status never retried, or a destination refused); null on success and while a retry follows.
+ *
  * Delay: backoff = backoffDelayMs(attemptNumber, base, cap) (equal jitter). Retry-After is recorded for every
  * retried response, but used only on 429 and 503, where RFC 9110 gives it that meaning. When used and valid,
  * the delay is min(Retry-After, retryAfterCapMs), even when shorter than the backoff: the destination knows its
  * own state best. Otherwise the backoff applies. next_attempt_at = completedAt + selected delay.
  */
-import type { RetryDecision } from '../request.js';
+import type { CapturedResponse, FinalReason, RetryDecision } from '../request.js';
 import { backoffDelayMs } from './backoff.js';
 import type { AttemptOutcome } from './outcome.js';
+import { capturedResponse, receiverStopped } from './response.js';
 import { parseRetryAfter, toPrintable } from './retry-after.js';
 
 export interface RetryConfig {
@@ -45,6 +53,10 @@ export interface AttemptDecision {
   readonly retry: RetryDecision | null;
   /** `queued` means waiting for the retry at `retry.nextAttemptAt`. */
   readonly requestStatus: 'succeeded' | 'failed' | 'queued';
+  /** Set exactly when `requestStatus` is `failed`. */
+  readonly finalReason: FinalReason | null;
+  /** What was kept of the response; null when none came. */
+  readonly response: CapturedResponse | null;
 }
 
 export interface AttemptInput {
@@ -143,10 +155,20 @@ export function decideAttempt(input: AttemptInput): AttemptDecision {
   if (!Number.isFinite(cap) || cap < 0) throw new RangeError(`retryAfterCapMs must be finite and non-negative; got ${cap}`);
 
   const c = classifyOutcome(outcome, input.timeoutSeconds);
-  const base = { attemptStatus: c.attemptStatus, responseStatusCode: c.responseStatusCode, errorMessage: c.errorMessage };
-  if (c.attemptStatus === 'succeeded') return { ...base, retry: null, requestStatus: 'succeeded' };
-  if (c.reason === null || attemptNumber >= maxAttempts) return { ...base, retry: null, requestStatus: 'failed' };
-  return { ...base, retry: retryDecision(c.reason, input), requestStatus: 'queued' };
+  const response = outcome.kind === 'response' ? capturedResponse(outcome) : null;
+  const base = { attemptStatus: c.attemptStatus, responseStatusCode: c.responseStatusCode, errorMessage: c.errorMessage, response };
+  if (c.attemptStatus === 'succeeded') return { ...base, retry: null, requestStatus: 'succeeded', finalReason: null };
+  const finalReason = finalReasonOf(c.reason, input);
+  if (finalReason !== null) return { ...base, retry: null, requestStatus: 'failed', finalReason };
+  return { ...base, retry: retryDecision(c.reason!, input), requestStatus: 'queued', finalReason: null };
+}
+
+/** Why a failed attempt ends its request, or null when a retry follows. */
+function finalReasonOf(reason: string | null, input: AttemptInput): FinalReason | null {
+  if (reason === null) return 'final_status';
+  const { outcome } = input;
+  if (outcome.kind === 'response' && outcome.headers !== undefined && receiverStopped(outcome.headers)) return 'receiver_stopped';
+  return input.attemptNumber >= input.maxAttempts ? 'attempts_exhausted' : null;
 }
 
 function retryDecision(reason: string, input: AttemptInput): RetryDecision {

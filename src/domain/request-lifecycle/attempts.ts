@@ -57,6 +57,9 @@ export function settleAttempt(r: StoredRequest, attemptNumber: number, decision:
       startedAt: timing.startedAt,
       completedAt,
       retry: cancelled ? null : decision.retry,
+      // A cancel, not the attempt, ended a cancelled request.
+      finalReason: cancelled ? null : decision.finalReason,
+      response: decision.response,
     },
     change: { set },
   };

@@ -25,6 +25,7 @@ export {
 } from './request-input.js';
 export { validateListQuery, validatePageSize, type ListQuery, type ListQueryInput } from './list-query.js';
 export {
+  parseCaptureResponseBodies,
   validateProjectChanges,
   validateProjectName,
   validateProjectSetting,

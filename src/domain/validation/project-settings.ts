@@ -34,6 +34,14 @@ export function validateProjectSetting(name: ProjectSettingName, value: number):
   return value;
 }
 
+/** The switch that keeps or drops response bodies, as given on the command line: `on` or `off`. */
+export function parseCaptureResponseBodies(text: string): boolean {
+  const value = text.trim().toLowerCase();
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new FerryError('INVALID_FIELD', 'capture_response_bodies must be on or off.', 'capture_response_bodies');
+}
+
 /** Changes to a project, each checked (the name trimmed); absent ones stay absent. */
 export function validateProjectChanges(changes: ProjectChanges): ProjectChanges {
   const checked: { -readonly [K in keyof ProjectChanges]: ProjectChanges[K] } = {};
@@ -41,6 +49,12 @@ export function validateProjectChanges(changes: ProjectChanges): ProjectChanges 
   for (const name of Object.keys(PROJECT_SETTING_RANGES) as ProjectSettingName[]) {
     const value = changes[name];
     if (value !== undefined) checked[name] = validateProjectSetting(name, value);
+  }
+  if (changes.captureResponseBodies !== undefined) {
+    if (typeof changes.captureResponseBodies !== 'boolean') {
+      throw new FerryError('INVALID_FIELD', 'capture_response_bodies must be a boolean.', 'capture_response_bodies');
+    }
+    checked.captureResponseBodies = changes.captureResponseBodies;
   }
   return checked;
 }

@@ -1,17 +1,22 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { BudgetKind as DomainKind, HoldReason as DomainReason } from '../../domain/flow/budgets.js';
-import type { Acceptance as DomainAcceptance, AttemptRecord, StoredRequest } from '../../domain/request.js';
+import { bodyText } from '../../domain/delivery/response.js';
+import type { CapturedResponse, Acceptance as DomainAcceptance, AttemptRecord, FinalReason as DomainFinalReason, StoredRequest } from '../../domain/request.js';
 import { BudgetKind, HoldReason, WaitingForSchema, type WaitingFor } from '../../gen/ferry/v1/budgets_pb.js';
 import {
   AcceptanceSchema,
+  AttemptResponseSchema,
   AttemptSchema,
   AttemptStatus,
+  BodyEncoding,
+  FinalReason,
   RequestSchema,
   RequestStatus,
   RequestSummarySchema,
   type Acceptance,
   type Attempt,
+  type AttemptResponse,
   type Request,
   type RequestSummary,
 } from '../../gen/ferry/v1/requests_pb.js';
@@ -30,6 +35,12 @@ const ATTEMPT_STATUS: Record<AttemptRecord['status'], AttemptStatus> = {
   failed: AttemptStatus.FAILED,
   timed_out: AttemptStatus.TIMED_OUT,
   errored: AttemptStatus.ERRORED,
+};
+
+const FINAL_REASON: Record<DomainFinalReason, FinalReason> = {
+  receiver_stopped: FinalReason.RECEIVER_STOPPED,
+  attempts_exhausted: FinalReason.ATTEMPTS_EXHAUSTED,
+  final_status: FinalReason.FINAL_STATUS,
 };
 
 const KIND: Record<DomainKind, BudgetKind> = { queue: BudgetKind.QUEUE, flow_key: BudgetKind.FLOW_KEY };
@@ -84,6 +95,20 @@ export function summaryToProto(r: StoredRequest): RequestSummary {
   return create(RequestSummarySchema, summaryFields(r));
 }
 
+/** The kept answer; repeated header names (kept apart in storage) read as one, joined as RFC 9110 reads them. */
+function responseToProto(r: CapturedResponse): AttemptResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of r.headers) headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  if (r.body === null) return create(AttemptResponseSchema, { headers, bodyTruncated: r.bodyTruncated });
+  const { text, encoding } = bodyText(r.body);
+  return create(AttemptResponseSchema, {
+    headers,
+    body: text,
+    bodyEncoding: encoding === 'utf8' ? BodyEncoding.UTF8 : BodyEncoding.BASE64,
+    bodyTruncated: r.bodyTruncated,
+  });
+}
+
 export function attemptToProto(a: AttemptRecord): Attempt {
   return create(AttemptSchema, {
     attemptNumber: a.attemptNumber,
@@ -108,6 +133,8 @@ export function attemptToProto(a: AttemptRecord): Attempt {
             delaySource: a.retry.delaySource,
             nextAttemptAt: ts(a.retry.nextAttemptAt),
           },
+    finalReason: a.finalReason === null ? FinalReason.UNSPECIFIED : FINAL_REASON[a.finalReason],
+    response: a.response === null ? undefined : responseToProto(a.response),
   });
 }
 

@@ -11,6 +11,7 @@ import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
 import { outboundRequest } from './outbound.js';
+import type { ProjectDelivery } from './project-delivery.js';
 import { hostOf } from './claimed.js';
 import type { WaitingFor } from '../../domain/flow/budgets.js';
 
@@ -18,8 +19,8 @@ export interface DeliveryEngineOptions {
   readonly requests: RequestStore;
   readonly transport: DeliveryTransport;
   readonly clock: Clock;
-  /** Active signing secrets of a project, newest first. */
-  readonly signingSecrets: (projectId: string) => Promise<readonly Uint8Array[]>;
+  /** What delivery needs of a project: its active signing secrets and whether response bodies are captured. */
+  readonly projectDelivery: (projectId: string) => Promise<ProjectDelivery>;
   readonly retry: RetryConfig;
   readonly maxInFlight: number;
   readonly maxPerHost: number;
@@ -335,9 +336,9 @@ export class DeliveryEngine {
       await this.cancelWithoutAttempt(claim);
       return;
     }
-    let secrets: readonly Uint8Array[];
+    let project: ProjectDelivery;
     try {
-      secrets = await this.whileLeased(claim, () => this.o.signingSecrets(claimed.projectId));
+      project = await this.whileLeased(claim, () => this.o.projectDelivery(claimed.projectId));
     } catch (err) {
       this.emit({ type: 'engine_error', error: String(err) });
       await this.handBack(claim, HAND_BACK_DELAY_MS);
@@ -350,7 +351,7 @@ export class DeliveryEngine {
     }
     const now = this.o.clock.now();
     this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null, queue: claimed.queue });
-    const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, secrets, this.o.userAgent));
+    const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, project, this.o.userAgent));
     if (budgets !== undefined) this.o.budgets?.answered(budgets, outcome, this.o.clock.now());
     exchanged();
     // Outcomes awaiting their write may outnumber the slots: they keep only what the store needs meanwhile.

@@ -1,6 +1,8 @@
+import { RESPONSE_BODY_EXCERPT_BYTES } from '../../domain/delivery/response.js';
 import { signPayload } from '../../domain/delivery/signature.js';
 import type { StoredRequest } from '../../domain/request.js';
 import type { OutboundRequest } from '../../ports/delivery-transport.js';
+import type { ProjectDelivery } from './project-delivery.js';
 
 /** Headers Ferry adds to every delivery; callers cannot set `Service-*` headers themselves. */
 export const DELIVERY_HEADERS = {
@@ -19,9 +21,10 @@ export function outboundRequest(
   r: StoredRequest,
   attemptNumber: number,
   nowMs: number,
-  secrets: readonly Uint8Array[],
+  project: ProjectDelivery,
   userAgent: string,
 ): OutboundRequest {
+  const { secrets } = project;
   const timestamp = Math.floor(nowMs / 1000);
   const headers: Array<readonly [string, string]> = [];
   if (r.contentType !== null) headers.push(['Content-Type', r.contentType]);
@@ -32,5 +35,6 @@ export function outboundRequest(
   if (r.scheduleId !== null) headers.push([DELIVERY_HEADERS.scheduleId, r.scheduleId]);
   headers.push([DELIVERY_HEADERS.timestamp, String(timestamp)]);
   if (secrets.length > 0) headers.push([DELIVERY_HEADERS.signature, signPayload(secrets, r.id, timestamp, r.body)]);
-  return { url: r.url, method: r.method, headers, body: r.body, timeoutMs: r.timeoutSeconds * 1000 };
+  const captureBodyBytes = project.captureResponseBodies ? RESPONSE_BODY_EXCERPT_BYTES : 0;
+  return { url: r.url, method: r.method, headers, body: r.body, timeoutMs: r.timeoutSeconds * 1000, captureBodyBytes };
 }

@@ -89,7 +89,7 @@ export function describeAcceptResumeContract(makeBackend: BackendFactory): void 
     const backend = useBackend(makeBackend);
     let time = Date.now();
     const clock = clockAt(() => time);
-    const project: Project = { id: PROJECT_A, name: 'a', monthlyAllowance: 1_000, scheduleAllowance: 1, retentionDays: 30, createdAt: time };
+    const project: Project = { id: PROJECT_A, name: 'a', monthlyAllowance: 1_000, scheduleAllowance: 1, retentionDays: 30, captureResponseBodies: true, createdAt: time };
 
     const acceptor = (faults: Faults = {}) => {
       const { requests, idempotency } = faulty(backend(), faults);

@@ -8,12 +8,21 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       const storage = await makeStorage();
       const first = await storage.open();
       const r = aRequest({ body: awkwardBytes(), headers: [['X-A', '1']], metadata: { k: 'v' }, flowKeys: ['customer:1'] });
-      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, createdAt: T0 };
+      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 7, captureResponseBodies: false, createdAt: T0 };
+      // Attempts keep what the destination answered both ways: a body's bytes, none, or no response at all.
+      const answered = (n: number, body: Uint8Array | null) =>
+        anAttempt(r.id, n, {
+          finalReason: n === 3 ? 'receiver_stopped' : null,
+          response: { headers: [['content-type', 'text/plain'], ['x-ratelimit-remaining', '0'], ['x-ratelimit-remaining', '1']], body, bodyTruncated: n === 1 },
+        });
+      const attempts = [answered(1, awkwardBytes().subarray(0, 2048)), answered(2, null), answered(3, new Uint8Array()), anAttempt(r.id, 4, { finalReason: 'attempts_exhausted' })];
       const key = { keyId: 'key_1', projectId: PROJECT_A, secretHash: new Uint8Array([1, 2, 3]), createdAt: T0, revokedAt: null, lastUsedAt: T0 + 5 };
       await first.projects.createProject(project);
       await first.projects.createApiKey(key);
       await first.requests.insertMany([r]);
-      await first.requests.recordAttempt(await claimOf(first.requests, r.id, T0), settled(anAttempt(r.id, 1), { status: 'queued', dueAt: T0 + 60_000, attemptCount: 1 }));
+      for (const [i, a] of attempts.entries()) {
+        await first.requests.recordAttempt(await claimOf(first.requests, r.id, T0 + i * 60_000), settled(a, { status: 'queued', dueAt: T0 + (i + 1) * 60_000, attemptCount: i + 1 }));
+      }
       const updated = await first.requests.get(PROJECT_A, r.id);
       await first.idempotency.claimAll([{ projectId: PROJECT_A, key: 'k', fingerprint: 'f', claimedAt: T0, expiresAt: T0 + 1, plan: null }], T0);
       await first.idempotency.completeAll(PROJECT_A, [{ key: 'k', outcome: '"done"' }]);
@@ -29,7 +38,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
         expect(await second.projects.getProject(PROJECT_A)).toStrictEqual(project);
         expect(await second.projects.getApiKey('key_1')).toStrictEqual(key);
         expect(await second.requests.get(PROJECT_A, r.id)).toStrictEqual(updated);
-        expect(await second.requests.listAttempts(PROJECT_A, r.id)).toStrictEqual([anAttempt(r.id, 1)]);
+        expect(await second.requests.listAttempts(PROJECT_A, r.id)).toStrictEqual(attempts);
         expect((await second.idempotency.get(PROJECT_A, 'k', T0))?.outcome).toBe('"done"');
         expect(await second.usage.used(PROJECT_A, '2030-01')).toBe(3);
         expect(await second.secrets.getOrCreate('s', new Uint8Array([0]))).toStrictEqual(secret);

@@ -145,6 +145,8 @@ export function anAttempt(requestId: string, attemptNumber: number, overrides: P
     startedAt,
     completedAt: startedAt + 120,
     retry: null,
+    finalReason: null,
+    response: null,
     ...overrides,
   };
 }

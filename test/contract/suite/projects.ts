@@ -14,6 +14,7 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       monthlyAllowance: 1_000_000,
       scheduleAllowance: 25,
       retentionDays: 30,
+      captureResponseBodies: true,
       createdAt: T0,
     };
     const key: ApiKeyRecord = {
@@ -53,6 +54,10 @@ export function describeProjectStoreContract(makeBackend: BackendFactory): void 
       expect(await store().getProject(PROJECT_A)).toStrictEqual(expected);
       expect(await store().updateProject(PROJECT_A, { name: 'renamed', scheduleAllowance: 0 })).toStrictEqual({ ...expected, name: 'renamed', scheduleAllowance: 0 });
       expect(await store().updateProject(PROJECT_A, {})).toStrictEqual({ ...expected, name: 'renamed', scheduleAllowance: 0 });
+      const quiet = { ...expected, name: 'renamed', scheduleAllowance: 0, captureResponseBodies: false };
+      expect(await store().updateProject(PROJECT_A, { captureResponseBodies: false })).toStrictEqual(quiet);
+      expect(await store().updateProject(PROJECT_A, { retentionDays: 7 })).toStrictEqual(quiet);
+      expect(await store().getProject(PROJECT_A)).toStrictEqual(quiet);
 
       expect(await store().updateProject(PROJECT_B, { name: 'ghost' })).toBeNull();
       expect(await store().getProject(PROJECT_B)).toBeNull();

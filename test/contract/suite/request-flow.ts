@@ -38,7 +38,7 @@ export function describeRequestFlowContract(makeBackend: BackendFactory): void {
 
       const second = await claimOf(store(), r.id, T0 + 1_000);
       expect(second.request).toMatchObject({ status: 'delivering', flowKeys: KEYS, waitingFor: HELD });
-      const decision = { attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, retry: null, requestStatus: 'succeeded' } as const;
+      const decision = { attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, retry: null, requestStatus: 'succeeded', finalReason: null, response: null } as const;
       const settlement = settleAttempt(second.request, 1, decision, { startedAt: T0 + 1_000, durationMs: 5, completedAt: T0 + 1_005 });
       expect(settlement.change.set.waitingFor).toBeNull();
       await store().recordAttempt(second.sent(), settlement);

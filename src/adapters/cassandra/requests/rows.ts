@@ -1,6 +1,8 @@
 import { types } from 'cassandra-driver';
 import type {
   AttemptRecord,
+  CapturedResponse,
+  FinalReason,
   HeaderEntry,
   HttpMethod,
   RequestSource,
@@ -22,7 +24,7 @@ export const REQUEST_COLUMNS = [
 
 export const ATTEMPT_COLUMNS = [
   'attempt_number', 'attempt_status', 'response_status_code', 'error_message', 'duration_ms', 'attempt_started_at',
-  'attempt_completed_at', 'retry',
+  'attempt_completed_at', 'retry', 'final_reason', 'response_headers', 'response_body', 'response_body_truncated',
 ] as const;
 
 /**
@@ -169,6 +171,19 @@ function attemptFromRow(requestId: string, row: types.Row): AttemptRecord {
     startedAt: millis(row['attempt_started_at'])!,
     completedAt: millis(row['attempt_completed_at'])!,
     retry: retry === null ? null : (JSON.parse(retry) as RetryDecision),
+    finalReason: row['final_reason'] as FinalReason | null,
+    response: responseFromRow(row),
+  };
+}
+
+function responseFromRow(row: types.Row): CapturedResponse | null {
+  const headers = row['response_headers'] as string | null;
+  if (headers === null) return null;
+  const body = row['response_body'] as Buffer | null;
+  return {
+    headers: JSON.parse(headers) as HeaderEntry[],
+    body: body === null ? null : new Uint8Array(body),
+    bodyTruncated: row['response_body_truncated'] === true,
   };
 }
 
@@ -243,6 +258,9 @@ export function insertAttempt(session: CassandraSession, a: AttemptRecord, stamp
 export function attemptValues(a: AttemptRecord): unknown[] {
   return [
     a.requestId, a.attemptNumber, a.status, a.responseStatusCode, a.errorMessage, a.durationMs, a.startedAt,
-    a.completedAt, a.retry === null ? null : JSON.stringify(a.retry),
+    a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
+    a.response === null ? null : JSON.stringify(a.response.headers),
+    a.response?.body == null ? null : blob(a.response.body),
+    a.response === null ? null : a.response.bodyTruncated,
   ];
 }

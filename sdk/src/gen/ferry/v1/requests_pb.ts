@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/requests.proto.
  */
 export const file_ferry_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCLtAwoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQitAIKDVJldHJ5RGVjaXNpb24SDgoGcmVhc29uGAEgASgJEhcKD3JldHJ5X2FmdGVyX3JhdxgCIAEoCRIdChVyZXRyeV9hZnRlcl90cnVuY2F0ZWQYAyABKAgSGwoTcmV0cnlfYWZ0ZXJfZXNjYXBlZBgEIAEoCBIaChJyZXRyeV9hZnRlcl9zdGF0dXMYBSABKAkSHAoUcmV0cnlfYWZ0ZXJfZGVsYXlfbXMYBiABKAMSGAoQYmFja29mZl9kZWxheV9tcxgHIAEoAxIZChFzZWxlY3RlZF9kZWxheV9tcxgIIAEoAxIUCgxkZWxheV9zb3VyY2UYCSABKAkSOQoPbmV4dF9hdHRlbXB0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASLlAgoHQXR0ZW1wdBIWCg5hdHRlbXB0X251bWJlchgBIAEoBRItCgZzdGF0dXMYAiABKA4yFy5mZXJyeS52MS5BdHRlbXB0U3RhdHVzQgTQ8xgBEiEKFHJlc3BvbnNlX3N0YXR1c19jb2RlGAMgASgFSACIAQESGgoNZXJyb3JfbWVzc2FnZRgEIAEoCUgBiAEBEhMKC2R1cmF0aW9uX21zGAUgASgDEjQKCnN0YXJ0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEjYKDGNvbXBsZXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESJgoFcmV0cnkYCCABKAsyFy5mZXJyeS52MS5SZXRyeURlY2lzaW9uQhcKFV9yZXNwb25zZV9zdGF0dXNfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSL9BgoHUmVxdWVzdBIKCgJpZBgBIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAiABKAlIAIgBARIYCgtzY2hlZHVsZV9pZBgDIAEoCUgBiAEBEgsKA3VybBgEIAEoCRIOCgZtZXRob2QYBSABKAkSDQoFcXVldWUYBiABKAkSEQoJZmxvd19rZXlzGBQgAygJEi0KBnN0YXR1cxgHIAEoDjIXLmZlcnJ5LnYxLlJlcXVlc3RTdGF0dXNCBNDzGAESKQoLd2FpdGluZ19mb3IYFSABKAsyFC5mZXJyeS52MS5XYWl0aW5nRm9yEjAKDHNjaGVkdWxlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESLgoKc3RhcnRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxtYXhfYXR0ZW1wdHMYDCABKAUSFwoPdGltZW91dF9zZWNvbmRzGA0gASgFEjEKCG1ldGFkYXRhGA4gAygLMh8uZmVycnkudjEuUmVxdWVzdC5NZXRhZGF0YUVudHJ5EhQKDGNvbnRlbnRfdHlwZRgPIAEoCRIvCgdoZWFkZXJzGBAgAygLMh4uZmVycnkudjEuUmVxdWVzdC5IZWFkZXJzRW50cnkSNAoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMAoMY2FuY2VsbGVkX2F0GBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCghhdHRlbXB0cxgTIAMoCzIRLmZlcnJ5LnYxLkF0dGVtcHQaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhsKGV9yZXBsYXllZF9mcm9tX3JlcXVlc3RfaWRCDgoMX3NjaGVkdWxlX2lkIu8DCgxSZXF1ZXN0SW5wdXQSCwoDdXJsGAEgASgJEhMKBm1ldGhvZBgCIAEoCUgAiAEBEjQKB2hlYWRlcnMYAyADKAsyIy5mZXJyeS52MS5SZXF1ZXN0SW5wdXQuSGVhZGVyc0VudHJ5EiQKBGJvZHkYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEgoFZGVsYXkYBSABKAlIAYgBARIXCgpkZWxpdmVyX2F0GAYgASgJSAKIAQESFAoHdGltZW91dBgHIAEoCUgDiAEBEiQKBXJldHJ5GAggASgLMhUuZmVycnkudjEuUmV0cnlQb2xpY3kSEgoFcXVldWUYCSABKAlIBIgBARI2CghtZXRhZGF0YRgKIAMoCzIkLmZlcnJ5LnYxLlJlcXVlc3RJbnB1dC5NZXRhZGF0YUVudHJ5EhEKCWZsb3dfa2V5cxgLIAMoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCQoHX21ldGhvZEIICgZfZGVsYXlCDQoLX2RlbGl2ZXJfYXRCCgoIX3RpbWVvdXRCCAoGX3F1ZXVlIpgECglCYXRjaEl0ZW0SCwoDdXJsGAEgASgJEhMKBm1ldGhvZBgCIAEoCUgAiAEBEjEKB2hlYWRlcnMYAyADKAsyIC5mZXJyeS52MS5CYXRjaEl0ZW0uSGVhZGVyc0VudHJ5EiQKBGJvZHkYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEgoFZGVsYXkYBSABKAlIAYgBARIXCgpkZWxpdmVyX2F0GAYgASgJSAKIAQESFAoHdGltZW91dBgHIAEoCUgDiAEBEiQKBXJldHJ5GAggASgLMhUuZmVycnkudjEuUmV0cnlQb2xpY3kSEgoFcXVldWUYCSABKAlIBIgBARIzCghtZXRhZGF0YRgKIAMoCzIhLmZlcnJ5LnYxLkJhdGNoSXRlbS5NZXRhZGF0YUVudHJ5EhwKD2lkZW1wb3RlbmN5X2tleRgLIAEoCUgFiAEBEhEKCWZsb3dfa2V5cxgMIAMoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCQoHX21ldGhvZEIICgZfZGVsYXlCDQoLX2RlbGl2ZXJfYXRCCgoIX3RpbWVvdXRCCAoGX3F1ZXVlQhIKEF9pZGVtcG90ZW5jeV9rZXkq3gEKDVJlcXVlc3RTdGF0dXMSHgoaUkVRVUVTVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhSRVFVRVNUX1NUQVRVU19TQ0hFRFVMRUQQARIZChVSRVFVRVNUX1NUQVRVU19RVUVVRUQQAhIdChlSRVFVRVNUX1NUQVRVU19ERUxJVkVSSU5HEAMSHAoYUkVRVUVTVF9TVEFUVVNfU1VDQ0VFREVEEAQSGQoVUkVRVUVTVF9TVEFUVVNfRkFJTEVEEAUSHAoYUkVRVUVTVF9TVEFUVVNfQ0FOQ0VMTEVEEAYqgAEKDVJlcXVlc3RTb3VyY2USHgoaUkVRVUVTVF9TT1VSQ0VfVU5TUEVDSUZJRUQQABIWChJSRVFVRVNUX1NPVVJDRV9BUEkQARIcChhSRVFVRVNUX1NPVVJDRV9SRUNVUlJJTkcQAhIZChVSRVFVRVNUX1NPVVJDRV9SRVBMQVkQAyqiAQoNQXR0ZW1wdFN0YXR1cxIeChpBVFRFTVBUX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGEFUVEVNUFRfU1RBVFVTX1NVQ0NFRURFRBABEhkKFUFUVEVNUFRfU1RBVFVTX0ZBSUxFRBACEhwKGEFUVEVNUFRfU1RBVFVTX1RJTUVEX09VVBADEhoKFkFUVEVNUFRfU1RBVFVTX0VSUk9SRUQQBGIGcHJvdG8z", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCLtAwoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQitAIKDVJldHJ5RGVjaXNpb24SDgoGcmVhc29uGAEgASgJEhcKD3JldHJ5X2FmdGVyX3JhdxgCIAEoCRIdChVyZXRyeV9hZnRlcl90cnVuY2F0ZWQYAyABKAgSGwoTcmV0cnlfYWZ0ZXJfZXNjYXBlZBgEIAEoCBIaChJyZXRyeV9hZnRlcl9zdGF0dXMYBSABKAkSHAoUcmV0cnlfYWZ0ZXJfZGVsYXlfbXMYBiABKAMSGAoQYmFja29mZl9kZWxheV9tcxgHIAEoAxIZChFzZWxlY3RlZF9kZWxheV9tcxgIIAEoAxIUCgxkZWxheV9zb3VyY2UYCSABKAkSOQoPbmV4dF9hdHRlbXB0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASK/AwoHQXR0ZW1wdBIWCg5hdHRlbXB0X251bWJlchgBIAEoBRItCgZzdGF0dXMYAiABKA4yFy5mZXJyeS52MS5BdHRlbXB0U3RhdHVzQgTQ8xgBEiEKFHJlc3BvbnNlX3N0YXR1c19jb2RlGAMgASgFSACIAQESGgoNZXJyb3JfbWVzc2FnZRgEIAEoCUgBiAEBEhMKC2R1cmF0aW9uX21zGAUgASgDEjQKCnN0YXJ0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEjYKDGNvbXBsZXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESJgoFcmV0cnkYCCABKAsyFy5mZXJyeS52MS5SZXRyeURlY2lzaW9uEisKDGZpbmFsX3JlYXNvbhgJIAEoDjIVLmZlcnJ5LnYxLkZpbmFsUmVhc29uEisKCHJlc3BvbnNlGAogASgLMhkuZmVycnkudjEuQXR0ZW1wdFJlc3BvbnNlQhcKFV9yZXNwb25zZV9zdGF0dXNfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSLdAQoPQXR0ZW1wdFJlc3BvbnNlEjcKB2hlYWRlcnMYASADKAsyJi5mZXJyeS52MS5BdHRlbXB0UmVzcG9uc2UuSGVhZGVyc0VudHJ5EhEKBGJvZHkYAiABKAlIAIgBARItCg1ib2R5X2VuY29kaW5nGAMgASgOMhYuZmVycnkudjEuQm9keUVuY29kaW5nEhYKDmJvZHlfdHJ1bmNhdGVkGAQgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9ib2R5Iv0GCgdSZXF1ZXN0EgoKAmlkGAEgASgJEiUKGHJlcGxheWVkX2Zyb21fcmVxdWVzdF9pZBgCIAEoCUgAiAEBEhgKC3NjaGVkdWxlX2lkGAMgASgJSAGIAQESCwoDdXJsGAQgASgJEg4KBm1ldGhvZBgFIAEoCRINCgVxdWV1ZRgGIAEoCRIRCglmbG93X2tleXMYFCADKAkSLQoGc3RhdHVzGAcgASgOMhcuZmVycnkudjEuUmVxdWVzdFN0YXR1c0IE0PMYARIpCgt3YWl0aW5nX2ZvchgVIAEoCzIULmZlcnJ5LnYxLldhaXRpbmdGb3ISMAoMc2NoZWR1bGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIuCgpzdGFydGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDG1heF9hdHRlbXB0cxgMIAEoBRIXCg90aW1lb3V0X3NlY29uZHMYDSABKAUSMQoIbWV0YWRhdGEYDiADKAsyHy5mZXJyeS52MS5SZXF1ZXN0Lk1ldGFkYXRhRW50cnkSFAoMY29udGVudF90eXBlGA8gASgJEi8KB2hlYWRlcnMYECADKAsyHi5mZXJyeS52MS5SZXF1ZXN0LkhlYWRlcnNFbnRyeRI0Cgp1cGRhdGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIwCgxjYW5jZWxsZWRfYXQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKCGF0dGVtcHRzGBMgAygLMhEuZmVycnkudjEuQXR0ZW1wdBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQi7wMKDFJlcXVlc3RJbnB1dBILCgN1cmwYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESNAoHaGVhZGVycxgDIAMoCzIjLmZlcnJ5LnYxLlJlcXVlc3RJbnB1dC5IZWFkZXJzRW50cnkSJAoEYm9keRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVkZWxheRgFIAEoCUgBiAEBEhcKCmRlbGl2ZXJfYXQYBiABKAlIAogBARIUCgd0aW1lb3V0GAcgASgJSAOIAQESJAoFcmV0cnkYCCABKAsyFS5mZXJyeS52MS5SZXRyeVBvbGljeRISCgVxdWV1ZRgJIAEoCUgEiAEBEjYKCG1ldGFkYXRhGAogAygLMiQuZmVycnkudjEuUmVxdWVzdElucHV0Lk1ldGFkYXRhRW50cnkSEQoJZmxvd19rZXlzGAsgAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfbWV0aG9kQggKBl9kZWxheUINCgtfZGVsaXZlcl9hdEIKCghfdGltZW91dEIICgZfcXVldWUimAQKCUJhdGNoSXRlbRILCgN1cmwYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESMQoHaGVhZGVycxgDIAMoCzIgLmZlcnJ5LnYxLkJhdGNoSXRlbS5IZWFkZXJzRW50cnkSJAoEYm9keRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVkZWxheRgFIAEoCUgBiAEBEhcKCmRlbGl2ZXJfYXQYBiABKAlIAogBARIUCgd0aW1lb3V0GAcgASgJSAOIAQESJAoFcmV0cnkYCCABKAsyFS5mZXJyeS52MS5SZXRyeVBvbGljeRISCgVxdWV1ZRgJIAEoCUgEiAEBEjMKCG1ldGFkYXRhGAogAygLMiEuZmVycnkudjEuQmF0Y2hJdGVtLk1ldGFkYXRhRW50cnkSHAoPaWRlbXBvdGVuY3lfa2V5GAsgASgJSAWIAQESEQoJZmxvd19rZXlzGAwgAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfbWV0aG9kQggKBl9kZWxheUINCgtfZGVsaXZlcl9hdEIKCghfdGltZW91dEIICgZfcXVldWVCEgoQX2lkZW1wb3RlbmN5X2tleSreAQoNUmVxdWVzdFN0YXR1cxIeChpSRVFVRVNUX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGFJFUVVFU1RfU1RBVFVTX1NDSEVEVUxFRBABEhkKFVJFUVVFU1RfU1RBVFVTX1FVRVVFRBACEh0KGVJFUVVFU1RfU1RBVFVTX0RFTElWRVJJTkcQAxIcChhSRVFVRVNUX1NUQVRVU19TVUNDRUVERUQQBBIZChVSRVFVRVNUX1NUQVRVU19GQUlMRUQQBRIcChhSRVFVRVNUX1NUQVRVU19DQU5DRUxMRUQQBiqAAQoNUmVxdWVzdFNvdXJjZRIeChpSRVFVRVNUX1NPVVJDRV9VTlNQRUNJRklFRBAAEhYKElJFUVVFU1RfU09VUkNFX0FQSRABEhwKGFJFUVVFU1RfU09VUkNFX1JFQ1VSUklORxACEhkKFVJFUVVFU1RfU09VUkNFX1JFUExBWRADKqIBCg1BdHRlbXB0U3RhdHVzEh4KGkFUVEVNUFRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYQVRURU1QVF9TVEFUVVNfU1VDQ0VFREVEEAESGQoVQVRURU1QVF9TVEFUVVNfRkFJTEVEEAISHAoYQVRURU1QVF9TVEFUVVNfVElNRURfT1VUEAMSGgoWQVRURU1QVF9TVEFUVVNfRVJST1JFRBAEKpIBCgtGaW5hbFJlYXNvbhIcChhGSU5BTF9SRUFTT05fVU5TUEVDSUZJRUQQABIhCh1GSU5BTF9SRUFTT05fUkVDRUlWRVJfU1RPUFBFRBABEiMKH0ZJTkFMX1JFQVNPTl9BVFRFTVBUU19FWEhBVVNURUQQAhIdChlGSU5BTF9SRUFTT05fRklOQUxfU1RBVFVTEAMqXwoMQm9keUVuY29kaW5nEh0KGUJPRFlfRU5DT0RJTkdfVU5TUEVDSUZJRUQQABIWChJCT0RZX0VOQ09ESU5HX1VURjgQARIYChRCT0RZX0VOQ09ESU5HX0JBU0U2NBACYgZwcm90bzM", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * RetryPolicy is the retry configuration of a structured request.
@@ -351,6 +351,21 @@ export type Attempt = Message<"ferry.v1.Attempt"> & {
    * @generated from field: ferry.v1.RetryDecision retry = 8;
    */
   retry?: RetryDecision | undefined;
+
+  /**
+   * Why this attempt ended its request as `failed`; unspecified (null) on success, while another attempt follows,
+   * and when a cancel ended the request.
+   *
+   * @generated from field: ferry.v1.FinalReason final_reason = 9;
+   */
+  finalReason: FinalReason;
+
+  /**
+   * What the destination answered; absent (null) when no response came.
+   *
+   * @generated from field: ferry.v1.AttemptResponse response = 10;
+   */
+  response?: AttemptResponse | undefined;
 };
 
 /**
@@ -359,6 +374,50 @@ export type Attempt = Message<"ferry.v1.Attempt"> & {
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
   messageDesc(file_ferry_v1_requests, 4);
+
+/**
+ * AttemptResponse is what an attempt kept of the destination's answer.
+ *
+ * @generated from message ferry.v1.AttemptResponse
+ */
+export type AttemptResponse = Message<"ferry.v1.AttemptResponse"> & {
+  /**
+   * The kept headers (`content-type`, `retry-after`, `ratelimit-*`, `x-ratelimit-*`, `x-request-id`), names
+   * lower-cased, repeated lines joined with `, `.
+   *
+   * @generated from field: map<string, string> headers = 1;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * The body's first 2 KiB (less the leading bytes of a character cut at the end); absent when the project does
+   * not capture response bodies.
+   *
+   * @generated from field: optional string body = 2;
+   */
+  body?: string | undefined;
+
+  /**
+   * `utf8` or `base64`; unspecified (null) when there is no body.
+   *
+   * @generated from field: ferry.v1.BodyEncoding body_encoding = 3;
+   */
+  bodyEncoding: BodyEncoding;
+
+  /**
+   * True when the body went on past the excerpt.
+   *
+   * @generated from field: bool body_truncated = 4;
+   */
+  bodyTruncated: boolean;
+};
+
+/**
+ * Describes the message ferry.v1.AttemptResponse.
+ * Use `create(AttemptResponseSchema)` to create a new message.
+ */
+export const AttemptResponseSchema: GenMessage<AttemptResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_requests, 5);
 
 /**
  * Request is the full detail of one request. Stored bodies and header values are never returned.
@@ -519,7 +578,7 @@ export type Request = Message<"ferry.v1.Request"> & {
  * Use `create(RequestSchema)` to create a new message.
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 5);
+  messageDesc(file_ferry_v1_requests, 6);
 
 /**
  * RequestInput is the definition of a structured request, as given to create.
@@ -611,7 +670,7 @@ export type RequestInput = Message<"ferry.v1.RequestInput"> & {
  * Use `create(RequestInputSchema)` to create a new message.
  */
 export const RequestInputSchema: GenMessage<RequestInput> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 6);
+  messageDesc(file_ferry_v1_requests, 7);
 
 /**
  * BatchItem is one request of a batch: a request definition with an optional per-item idempotency key.
@@ -710,7 +769,7 @@ export type BatchItem = Message<"ferry.v1.BatchItem"> & {
  * Use `create(BatchItemSchema)` to create a new message.
  */
 export const BatchItemSchema: GenMessage<BatchItem> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 7);
+  messageDesc(file_ferry_v1_requests, 8);
 
 /**
  * RequestStatus is where a request stands in its lifecycle.
@@ -862,4 +921,79 @@ export enum AttemptStatus {
  */
 export const AttemptStatusSchema: GenEnum<AttemptStatus> = /*@__PURE__*/
   enumDesc(file_ferry_v1_requests, 2);
+
+/**
+ * FinalReason says why an attempt ended its request as failed.
+ *
+ * @generated from enum ferry.v1.FinalReason
+ */
+export enum FinalReason {
+  /**
+   * The attempt did not end its request as failed.
+   *
+   * @generated from enum value: FINAL_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The receiver asked for no more attempts (`Service-No-Retry: true` or `webhook-delivery: abort-message`).
+   *
+   * @generated from enum value: FINAL_REASON_RECEIVER_STOPPED = 1;
+   */
+  RECEIVER_STOPPED = 1,
+
+  /**
+   * The attempt was the last one `max_attempts` allows.
+   *
+   * @generated from enum value: FINAL_REASON_ATTEMPTS_EXHAUSTED = 2;
+   */
+  ATTEMPTS_EXHAUSTED = 2,
+
+  /**
+   * A status Ferry does not retry, or a destination address refused.
+   *
+   * @generated from enum value: FINAL_REASON_FINAL_STATUS = 3;
+   */
+  FINAL_STATUS = 3,
+}
+
+/**
+ * Describes the enum ferry.v1.FinalReason.
+ */
+export const FinalReasonSchema: GenEnum<FinalReason> = /*@__PURE__*/
+  enumDesc(file_ferry_v1_requests, 3);
+
+/**
+ * BodyEncoding says how a captured response body is written.
+ *
+ * @generated from enum ferry.v1.BodyEncoding
+ */
+export enum BodyEncoding {
+  /**
+   * No body was captured.
+   *
+   * @generated from enum value: BODY_ENCODING_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The bytes are valid UTF-8 and written as text.
+   *
+   * @generated from enum value: BODY_ENCODING_UTF8 = 1;
+   */
+  UTF8 = 1,
+
+  /**
+   * The bytes are not valid UTF-8 and written as base64.
+   *
+   * @generated from enum value: BODY_ENCODING_BASE64 = 2;
+   */
+  BASE64 = 2,
+}
+
+/**
+ * Describes the enum ferry.v1.BodyEncoding.
+ */
+export const BodyEncodingSchema: GenEnum<BodyEncoding> = /*@__PURE__*/
+  enumDesc(file_ferry_v1_requests, 4);
 
