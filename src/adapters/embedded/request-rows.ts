@@ -95,22 +95,29 @@ export function requestFromValues(v: unknown): StoredRequest {
 }
 
 export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code,
-  error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers, response_body,
-  response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers,
+  response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function insertAttempt(insert: Database.Statement, projectId: string, a: AttemptRecord): void {
+export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, ?, ?)';
+
+/** The attempt's row, and its body excerpt's row when it captured one (see `attempt_bodies` in migrations.ts). */
+export function insertAttempt(insert: Database.Statement, insertBody: () => Database.Statement, projectId: string, a: AttemptRecord): void {
   const r = a.response;
   insert.run(
     a.requestId, a.attemptNumber, projectId, a.status, a.responseStatusCode, a.errorMessage, a.durationMs,
     a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
-    r === null ? null : JSON.stringify(r.headers), r?.body ?? null, r === null ? null : r.bodyTruncated ? 1 : 0,
+    r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0,
   );
+  if (r?.body != null) insertBody().run(a.requestId, a.attemptNumber, r.body);
 }
 
 /** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
 export const ATTEMPT_SELECT_LIST =
-  'request_id, attempt_number, status, response_status_code, error_message, duration_ms, started_at, completed_at, retry, ' +
-  'final_reason, response_headers, response_body, response_body_truncated';
+  'a.request_id, a.attempt_number, a.status, a.response_status_code, a.error_message, a.duration_ms, a.started_at, a.completed_at, a.retry, ' +
+  'a.final_reason, a.response_headers, b.body, a.response_body_truncated';
+
+/** Where `ATTEMPT_SELECT_LIST` reads from: an attempt (`a`) and its body excerpt (`b`), when it has one. */
+export const ATTEMPT_SOURCE = 'attempts a LEFT JOIN attempt_bodies b ON b.request_id = a.request_id AND b.attempt_number = a.attempt_number';
 
 type AttemptValues = [
   request_id: string, attempt_number: number, status: string, response_status_code: number | null,

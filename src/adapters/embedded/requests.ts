@@ -13,7 +13,7 @@ import { VersionConflict, type Claim, type RecordedState, type RequestListQuery,
 import type { EmbeddedDatabase } from './database.js';
 import { EmbeddedClaim } from './request-claim.js';
 import { statusList } from '../request-patch-columns.js';
-import { ATTEMPT_SELECT_LIST, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
+import { ATTEMPT_SELECT_LIST, ATTEMPT_SOURCE, CLAIMABLE_SQL, REQUEST_SELECT_LIST, attemptFromValues, lowerUrl, requestFromValues } from './request-rows.js';
 
 const TERMINAL_SQL = statusList([...TERMINAL_STATUSES]);
 /** Leaves out occurrences withdrawn before their instant, which never existed (`isWithdrawn`, enqueued-ahead.ts). */
@@ -157,7 +157,7 @@ export class EmbeddedRequestStore implements RequestStore {
   }
 
   async listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {
-    const sql = `SELECT ${ATTEMPT_SELECT_LIST} FROM attempts WHERE request_id = ? AND project_id = ? ORDER BY attempt_number`;
+    const sql = `SELECT ${ATTEMPT_SELECT_LIST} FROM ${ATTEMPT_SOURCE} WHERE a.request_id = ? AND a.project_id = ? ORDER BY a.attempt_number`;
     const rows = this.db.read(() => this.db.rawStatement(sql).all(requestId, projectId));
     return rows.map(attemptFromValues);
   }

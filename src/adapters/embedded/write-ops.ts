@@ -10,6 +10,7 @@ import type { Connection } from './connection.js';
 import {
   CLAIMABLE_SQL,
   INSERT_ATTEMPT,
+  INSERT_ATTEMPT_BODY,
   INSERT_FLOW_KEY,
   INSERT_REQUEST,
   REQUEST_SELECT_LIST,
@@ -72,7 +73,7 @@ export const writeOps = {
   recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): RecordedState {
     // The conditional update goes first: on conflict the op stops before the attempt is stored.
     const [status, dueAt, version] = applyChange(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
-    insertAttempt(db.statement(INSERT_ATTEMPT), a.projectId, a.attempt);
+    insertAttempt(db.statement(INSERT_ATTEMPT), () => db.statement(INSERT_ATTEMPT_BODY), a.projectId, a.attempt);
     return { status, dueAt, version };
   },
 
