@@ -22,12 +22,12 @@ export interface RequestPlacement {
 }
 
 /**
- * `planRequests` for requests of `projectId` whose first flow keys are `firstKeys` (null: none): with `placement`,
- * a request with a key gets an ID on that key's shard (`flowKeyShard`), so one process sees every request that
+ * `planRequests` for requests of `projectId` whose first flow keys are `firstKeys` (null: none), where work is split
+ * into shards: a request with a key gets an ID on that key's shard (`flowKeyShard`), so one process sees every request that
  * names the key first and enforces its budget in full.
  */
-export function planPlacedRequests(projectId: string, firstKeys: ReadonlyArray<string | null>, now: number, placement: RequestPlacement | null): PlannedRequest[] {
-  if (placement === null || firstKeys.every((k) => k === null)) return planRequests(firstKeys.length, now);
+export function planPlacedRequests(projectId: string, firstKeys: ReadonlyArray<string | null>, now: number, placement: RequestPlacement): PlannedRequest[] {
+  if (firstKeys.every((k) => k === null)) return planRequests(firstKeys.length, now);
   return firstKeys.map((key) => ({
     id: key === null ? newRequestId(now) : newRequestIdOnShard(now, flowKeyShard(projectId, key, placement.shardCount), placement.shardCount),
     at: now,

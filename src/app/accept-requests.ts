@@ -4,7 +4,7 @@ import type { Project } from '../domain/project.js';
 import { acceptanceOf, type Acceptance, type RequestDefinition, type RequestSource, type StoredRequest } from '../domain/request.js';
 import { accepted } from '../domain/request-lifecycle/index.js';
 import type { RequestStore } from '../ports/requests.js';
-import { decodePlan, encodePlan, planPlacedRequests, type PlannedRequest, type RequestPlacement } from './accept-plan.js';
+import { decodePlan, encodePlan, planPlacedRequests, planRequests, type PlannedRequest, type RequestPlacement } from './accept-plan.js';
 import type { AllowanceLeases } from './allowance-leases.js';
 import type { IdempotencyGuard, KeyedCall } from './idempotency-guard.js';
 import type { QueueUses } from './queue-uses.js';
@@ -65,7 +65,11 @@ export class AcceptRequests {
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions = {}): Promise<Acceptance[]> {
     const keyScope = options.keyScope ?? project.id;
     const at = Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY);
-    const planned = planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
+    // Where one process delivers everything (embedded), placement has nothing to decide: no per-item work.
+    const planned =
+      this.placement === null
+        ? planRequests(items.length, at)
+        : planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
     const progress: Progress = { inserting: false };
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);
