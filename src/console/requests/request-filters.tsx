@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { navigate } from '../shell/router.js';
 import { UTC_FIELD_PLACEHOLDER, readUtcField, utcFieldText } from '../ui/utc-field.js';
 import { FILTER_NAMES, METHODS, PAGE_SIZES, SOURCES, type FilterName } from './list-query.js';
@@ -45,8 +45,19 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
   // On a phone the rarer filters fold away behind a button, unless one of them is in use.
   const [more, setMore] = useState(() => EXTRA.some((name) => (query.get(name) ?? '') !== ''));
   const queryText = query.toString();
+  // What the address said when the form last took it in.
+  const taken = useRef(draft);
   useEffect(() => {
-    setDraft(draftOf(query));
+    const fromAddress = draftOf(query);
+    const before = taken.current;
+    taken.current = fromAddress;
+    // Only the fields the address changed are taken from it: a navigation that lands while another field is being
+    // typed in (the previous filter's, say) must not wipe what is typed there.
+    setDraft((current) => {
+      const next = { ...current };
+      for (const name of Object.keys(fromAddress) as Array<keyof Draft>) if (fromAddress[name] !== before[name]) next[name] = fromAddress[name];
+      return next;
+    });
     setProblem(null);
   }, [queryText]);
 
