@@ -142,6 +142,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bulk-actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListBulkActions lists the project's bulk actions, newest first, one page at a time. */
+        get: operations["ListBulkActions"];
+        put?: never;
+        /** CreateBulkAction starts a bulk cancel or replay, or with `dry_run` only counts the requests it would match. */
+        post: operations["CreateBulkAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-actions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetBulkAction returns one bulk action with its progress. */
+        get: operations["GetBulkAction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-actions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CancelBulkAction stops a running bulk action: no batch starts after it.
+         * @description CancelBulkAction stops a running bulk action: no batch starts after it. An action that ended is answered as is.
+         */
+        post: operations["CancelBulkAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -572,6 +627,134 @@ export interface components {
              */
             paused: number;
         };
+        /** @description BulkAction is a bulk cancel or replay and how far it got. */
+        BulkAction: {
+            /** @description The `bulk_` ID. */
+            id: string;
+            /** @description `cancel` or `replay`. */
+            action: components["schemas"]["BulkActionKind"];
+            /** @description `running`, `completed` or `cancelled`. */
+            state: components["schemas"]["BulkActionState"];
+            /**
+             * Format: int32
+             * @description How many requests the action matched when it was created.
+             */
+            matched: number;
+            /**
+             * Format: int32
+             * @description How many it cancelled or replayed so far.
+             */
+            done: number;
+            /** @description How many it left alone, by reason. */
+            skipped: components["schemas"]["BulkActionSkipped"];
+            /**
+             * Format: date-time
+             * @description When the action was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its progress was last stored.
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it completed or was cancelled; null while running.
+             */
+            completed_at: string | null;
+        };
+        /** @description BulkActionDryRun is what a dry run answers. */
+        BulkActionDryRun: {
+            /**
+             * Format: int32
+             * @description How many requests the action would match now.
+             */
+            matched: number;
+        };
+        /** @description BulkActionFilter selects requests as `GET /requests` does, with the same names, types and rules. Either `ids` or `filter`, not both; at least one condition. */
+        BulkActionFilter: {
+            /**
+             * @description Only requests with this status.
+             * @enum {string}
+             */
+            status?: "scheduled" | "queued" | "delivering" | "succeeded" | "failed" | "cancelled";
+            /** @description An exact `req_` ID or a case-insensitive URL fragment, up to 2048 bytes. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
+            search?: string;
+            /**
+             * @description Only requests with this HTTP method.
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /**
+             * @description Only requests from this source.
+             * @enum {string}
+             */
+            source?: "api" | "recurring" | "replay";
+            /** @description Only the requests this schedule created: a `sch_` ID. */
+            schedule_id?: string;
+            /** @description Only requests of this queue: its exact name. */
+            queue?: string;
+            /** @description Only requests that name this flow key among their `flow_keys`. */
+            flow_key?: string;
+            /**
+             * Format: int32
+             * @description Only requests whose last attempt got a response with this HTTP status code.
+             */
+            response_status_code?: number;
+            /**
+             * Format: date-time
+             * @description Inclusive RFC 3339 lower bound of the creation time.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Exclusive RFC 3339 upper bound of the creation time; later than `from`.
+             */
+            to?: string;
+        };
+        /**
+         * @description BulkActionKind is what a bulk action does to each request it matched.
+         *     - `cancel`: Cancels each request that has not ended.
+         *     - `replay`: Replays each request that has ended, as a single replay would.
+         * @enum {string}
+         */
+        BulkActionKind: "cancel" | "replay";
+        /** @description BulkActionSkipped counts the matched requests left alone, by reason. */
+        BulkActionSkipped: {
+            /**
+             * Format: int32
+             * @description IDs that name no request of the project.
+             */
+            not_found: number;
+            /**
+             * Format: int32
+             * @description A cancel of a request that already succeeded or failed.
+             */
+            ended: number;
+            /**
+             * Format: int32
+             * @description A replay of a request that has not ended.
+             */
+            active: number;
+            /**
+             * Format: int32
+             * @description A cancel of a request already cancelled.
+             */
+            already_cancelled: number;
+            /**
+             * Format: int32
+             * @description A replay of a request whose stored definition no longer passes validation.
+             */
+            invalid_definition: number;
+        };
+        /**
+         * @description BulkActionState is where a bulk action stands.
+         *     - `running`: Batches are still being run.
+         *     - `completed`: Every matched request was acted on or skipped.
+         *     - `cancelled`: Stopped by a cancel of the action before it completed.
+         * @enum {string}
+         */
+        BulkActionState: "running" | "completed" | "cancelled";
         /** @description CancelRequestResponse reports the cancellation. */
         CancelRequestResponse: {
             /** @description The request ID. */
@@ -586,6 +769,17 @@ export interface components {
          * @enum {string}
          */
         CancelStatus: "cancellation_requested" | "cancelled";
+        /** @description CreateBulkActionRequest names the action and its requests: `ids` or `filter`, not both. */
+        CreateBulkActionBody: {
+            /** @description `cancel` or `replay`. */
+            action: components["schemas"]["BulkActionKind"];
+            /** @description 1 to 1,000 request IDs; duplicates count once. Either `ids` or `filter`, not both. */
+            ids?: string[];
+            /** @description A filter of the request list with at least one condition; only requests created before the action match. */
+            filter?: components["schemas"]["BulkActionFilter"];
+            /** @description Only count the requests the action would match, and change nothing. */
+            dry_run?: boolean;
+        };
         /** @description CreateScheduleRequest defines a new schedule. */
         CreateScheduleBody: {
             /** @description The name, required, 1 to 120 bytes after trimming. At most 120 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Leading and trailing whitespace is trimmed first. */
@@ -633,7 +827,7 @@ export interface components {
              * @description The stable machine-readable code.
              * @enum {string}
              */
-            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_FLOW_KEY" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_BUDGET" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_FLOW_KEY" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_BUDGET" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "BULK_ACTIONS_LIMIT" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description A human-readable explanation; not stable. */
             message: string;
             /** @description The input field at fault as a JSON path such as `requests[2].url`, or null. */
@@ -704,6 +898,13 @@ export interface components {
              * @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. In the future when a schedule is created or changed (not in a preview).
              */
             starts_at?: string | null;
+        };
+        /** @description ListBulkActionsResponse is one page of bulk actions. */
+        ListBulkActionsResponse: {
+            /** @description The bulk actions of this page, newest first. */
+            items: components["schemas"]["BulkAction"][];
+            /** @description The cursor of the next page; absent on the last page. */
+            next_cursor: string | null;
         };
         /** @description ListFlowKeysResponse is one page of the project's flow keys. */
         ListFlowKeysResponse: {
@@ -1367,6 +1568,7 @@ export interface components {
          * @description Failure with status 429; the code is one of:
          *     - `MONTHLY_ALLOWANCE_EXCEEDED`: The project has no monthly request allowance left for this call.
          *     - `SCHEDULE_ALLOWANCE_EXCEEDED`: The project has reached its schedule allowance.
+         *     - `BULK_ACTIONS_LIMIT`: The project already runs its limit of 3 bulk actions at once; wait for one to end or cancel one.
          */
         TooManyRequests: {
             headers: {
@@ -1817,6 +2019,187 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["Budget"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    ListBulkActions: {
+        parameters: {
+            query?: {
+                /** @description The page size, 1 through 100; 50 when absent. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of bulk actions. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["ListBulkActionsResponse"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    CreateBulkAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required unless `dry_run`: the same key and input answer the same action for 24 hours. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Required unless `dry_run` is true. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBulkActionBody"];
+            };
+        };
+        responses: {
+            /** @description The action started, or the count of a dry run, when `outcome` is `dry_run`. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["BulkAction"] | components["schemas"]["BulkActionDryRun"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            /** @description The action started, or the count of a dry run, in every other case. */
+            202: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["BulkAction"] | components["schemas"]["BulkActionDryRun"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    GetBulkAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bulk action ID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries one bulk action. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["BulkAction"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    CancelBulkAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bulk action ID. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the bulk action as it now stands. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["BulkAction"];
                         error: null;
                         meta: null;
                         request_id: components["schemas"]["RequestId"];

@@ -100,6 +100,19 @@ export type ListBudgetsQuery = NonNullable<operations['ListQueues']['parameters'
 /** The first budget holding a request back, as a request's `waiting_for` answers it. */
 export type WaitingFor = Schemas['WaitingFor'];
 
+/** A bulk cancel or replay and how far it got, as `ferry.bulkActions` answers it. */
+export type BulkAction = Schemas['BulkAction'];
+/** What a bulk action's dry run answers: how many requests it would match. */
+export type BulkActionDryRun = Schemas['BulkActionDryRun'];
+/** A bulk action: `action` and either `ids` (1 to 1,000) or a `filter` of the request list. */
+export type BulkActionInput = Omit<Schemas['CreateBulkActionBody'], 'dry_run'>;
+/** A filter of the request list, as a bulk action takes it. */
+export type BulkActionFilter = Schemas['BulkActionFilter'];
+/** One page of bulk actions, newest first. */
+export type BulkActionList = Schemas['ListBulkActionsResponse'];
+/** The paging of `bulkActions.list`. */
+export type ListBulkActionsQuery = NonNullable<operations['ListBulkActions']['parameters']['query']>;
+
 /** How much of its allowances a project has used, as `usage()` answers it. */
 export type Usage = Schemas['Usage'];
 

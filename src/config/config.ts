@@ -32,6 +32,8 @@ export interface Config {
   /** What this process does: serve the API, deliver requests, or both. */
   readonly roles: { readonly api: boolean; readonly delivery: boolean };
   readonly delivery: DeliveryConfig;
+  /** How bulk actions are run: requests per batch, and the pause after each. */
+  readonly bulk: { readonly batchSize: number; readonly pauseMs: number };
   readonly log: { readonly level: LogLevel };
   readonly metrics: MetricsConfig;
   /** Serve the web console at `/console/` on the HTTP port (its data still needs an API key). */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
       idlePollMs: read.int('FERRY_DELIVERY_IDLE_POLL_MS', 10, 60_000),
       threads: read.int('FERRY_DELIVERY_THREADS', 0, 64),
     }),
+    bulk: Object.freeze({ batchSize: read.int('FERRY_BULK_BATCH_SIZE', 1, 1000), pauseMs: read.int('FERRY_BULK_PAUSE_MS', 0, 60_000) }),
     log: Object.freeze({ level: read.oneOf('FERRY_LOG_LEVEL', LOG_LEVELS) }),
     metrics: Object.freeze({ enabled: read.bool('FERRY_METRICS_ENABLED'), port: metricsPort }),
     consoleEnabled: read.bool('FERRY_CONSOLE_ENABLED'),

@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   INVALID_STORED_DEFINITION: { status: 422, rpc: 'invalid_argument', summary: 'The stored request no longer passes current validation and cannot be replayed.' },
   MONTHLY_ALLOWANCE_EXCEEDED: { status: 429, rpc: 'resource_exhausted', summary: 'The project has no monthly request allowance left for this call.' },
   SCHEDULE_ALLOWANCE_EXCEEDED: { status: 429, rpc: 'resource_exhausted', summary: 'The project has reached its schedule allowance.' },
+  BULK_ACTIONS_LIMIT: { status: 429, rpc: 'resource_exhausted', summary: 'The project already runs its limit of 3 bulk actions at once; wait for one to end or cancel one.' },
   HEADERS_TOO_LARGE: { status: 431, rpc: 'resource_exhausted', summary: 'The request headers are over 64 KiB in all.' },
   STORAGE_UNAVAILABLE: { status: 503, rpc: 'unavailable', summary: 'The operation could not be durably accepted or applied; nothing was changed, retry later.' },
   SHUTTING_DOWN: { status: 503, rpc: 'unavailable', summary: 'This Ferry process is shutting down and takes no new calls; retry, and the call reaches a running one.' },

@@ -17,6 +17,7 @@ const REQUEST_ID = new RegExp(`^req_${ULID}$`);
 /** Also the `pattern` the API documents for a schedule ID it takes as input. */
 export const SCHEDULE_ID_PATTERN = new RegExp(`^sch_${ULID}$`);
 const PROJECT_ID = new RegExp(`^prj_${ULID}$`);
+const BULK_ACTION_ID = new RegExp(`^bulk_${ULID}$`);
 
 // Shared by all prefixes: IDs made in the same millisecond must still sort in the order they were made.
 let lastTime = -1;
@@ -79,6 +80,14 @@ export function newRequestIdOnShard(now: number, shard: number, shardCount: numb
 
 export function newScheduleId(now: number): string {
   return `sch_${ulid(now)}`;
+}
+
+export function newBulkActionId(now: number): string {
+  return `bulk_${ulid(now)}`;
+}
+
+export function isBulkActionId(s: string): boolean {
+  return BULK_ACTION_ID.test(s);
 }
 
 export function newProjectId(now: number): string {

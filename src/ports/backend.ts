@@ -1,4 +1,5 @@
 import type { BudgetStateBoard, BudgetStore } from './budgets.js';
+import type { BulkActionStore } from './bulk-actions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ProjectStore } from './projects.js';
 import type { RequestStore } from './requests.js';
@@ -15,6 +16,7 @@ export interface Backend {
   readonly projects: ProjectStore;
   readonly secrets: SecretStore;
   readonly budgets: BudgetStore;
+  readonly bulkActions: BulkActionStore;
   /** Present where several processes deliver from the same storage (distributed): see `BudgetStateBoard`. */
   readonly budgetBoard?: BudgetStateBoard;
   /**

@@ -23,6 +23,8 @@ export interface RequestListQuery {
   readonly queue?: string;
   /** Only requests whose `flowKeys` include this key. */
   readonly flowKey?: string;
+  /** Only requests whose last attempt got a response with this status code. */
+  readonly responseStatusCode?: number;
   /** Inclusive lower bound of createdAt. */
   readonly from?: number;
   /** Exclusive upper bound of createdAt. */

@@ -6,6 +6,8 @@ import { AllowanceLeases } from '../app/allowance-leases.js';
 import { Authenticator } from '../app/authenticate.js';
 import { BudgetCommands } from '../app/budget-commands.js';
 import { BudgetQueries } from '../app/budget-queries.js';
+import { BulkActionBatches } from '../app/bulk-action-batches.js';
+import { BulkActionCommands } from '../app/bulk-action-commands.js';
 import { IdempotencyGuard } from '../app/idempotency-guard.js';
 import { KeyUses } from '../app/key-uses.js';
 import { QueueUses } from '../app/queue-uses.js';
@@ -20,10 +22,12 @@ import { consoleRoutes } from '../edge/console/console-routes.js';
 import { Readiness } from '../edge/health/readiness.js';
 import { served, startServer, type RunningServer } from '../edge/server.js';
 import { budgetServiceImpl } from '../edge/rpc/budget-service.js';
+import { bulkActionServiceImpl } from '../edge/rpc/bulk-action-service.js';
 import { projectServiceImpl } from '../edge/rpc/project-service.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
 import { BudgetService } from '../gen/ferry/v1/budget_service_pb.js';
+import { BulkActionService } from '../gen/ferry/v1/bulk_action_service_pb.js';
 import { ProjectService } from '../gen/ferry/v1/project_service_pb.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
@@ -31,6 +35,7 @@ import { logDeliveryEvent, recordDeliveryEvent, type DeliveryEvent } from '../wo
 import type { DueWakeups } from '../workers/placement/due-wakeups.js';
 import { recordSchedulerEvent, type SchedulerEvent } from '../workers/scheduler/events.js';
 import { budgetWiring } from './budget-wiring.js';
+import { bulkActionRunner } from './bulk-wiring.js';
 import { log, logger } from './log.js';
 import { openOnStack, type ResourceStack } from './resource-stack.js';
 import { openStorage } from './storage.js';
@@ -164,7 +169,10 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
   // The drain stops the workers with the grace; the stack stops them again, which is then the same stop.
   let stopEngine = async (_graceMs: number): Promise<void> => undefined;
   let stopScheduler = async (): Promise<void> => undefined;
+  let stopBulk = async (): Promise<void> => undefined;
   let scheduleWakeups: DueWakeups | null = null;
+  const bulkBatches = new BulkActionBatches(backend.requests, acceptor, clock, { allowPrivateDestinations: config.allowPrivateDestinations });
+  let wakeBulk = (): void => undefined;
   if (config.roles.delivery) {
     const transport = tracing ? tracing.transport(deliveryTransport(config)) : deliveryTransport(config);
     resources.defer(() => transport.close());
@@ -180,6 +188,12 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     resources.defer(stopScheduler);
     scheduleWakeups = place.join(scheduler, config.delivery.idlePollMs);
     scheduler.start();
+    const bulk = bulkActionRunner(config, backend, leases, accepted, queueUses, place, clock);
+    stopBulk = once(() => bulk.stop());
+    resources.defer(stopBulk);
+    place.join(bulk, config.delivery.idlePollMs);
+    bulk.start();
+    wakeBulk = () => bulk.wake();
   }
   let server: RunningServer | null = null;
   if (config.roles.api) {
@@ -206,6 +220,10 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
       commands: new BudgetCommands(backend.budgets, budgetQueries, clock, budgets.onChanged),
       queries: budgetQueries,
     });
+    const bulkActions = bulkActionServiceImpl({
+      auth,
+      commands: new BulkActionCommands(backend.bulkActions, bulkBatches, guard, clock, () => wakeBulk()),
+    });
     const started = await startServer({
       host: config.host,
       httpPort: config.httpPort,
@@ -215,6 +233,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
         served(RequestService, requests),
         served(ScheduleService, schedules),
         served(BudgetService, budgetService),
+        served(BulkActionService, bulkActions),
         served(ProjectService, projectServiceImpl({ auth, usage })),
       ],
       readiness,
@@ -236,7 +255,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     async drain(graceMs) {
       // The API and the scheduler stop accepting while attempts in flight finish: both within the one grace.
       const accepting = (async () => {
-        await Promise.all([api?.drain(), stopScheduler()]);
+        await Promise.all([api?.drain(), stopScheduler(), stopBulk()]);
         await leases.releaseAll().catch((err: unknown) => log('warn', 'allowance release failed', { error: String(err) }));
       })();
       await Promise.all([accepting, stopEngine(graceMs)]);

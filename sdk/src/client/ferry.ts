@@ -1,5 +1,6 @@
 import type { CallOptions, FerryOptions, Usage, WithRequestId } from '../types.js';
 import { Budgets } from './budgets.js';
+import { BulkActions } from './bulk-actions.js';
 import { checkMaxRetries, checkTimeoutMs, HttpClient } from './http.js';
 import { Requests } from './requests.js';
 import { withRequestId } from './results.js';
@@ -30,6 +31,8 @@ export class Ferry {
   readonly queues: Budgets;
   /** Flow keys, which requests name in `flow_keys`: list, get, put, pause, resume, as queues. */
   readonly flowKeys: Budgets;
+  /** Bulk cancel and bulk replay by IDs or by a filter of the request list: create, dryRun, get, list, cancel. */
+  readonly bulkActions: BulkActions;
   readonly #http: HttpClient;
 
   constructor(options: FerryOptions) {
@@ -50,6 +53,7 @@ export class Ferry {
     this.schedules = new Schedules(http);
     this.queues = new Budgets(http, '/queues');
     this.flowKeys = new Budgets(http, '/flow-keys');
+    this.bulkActions = new BulkActions(http);
   }
 
   /**

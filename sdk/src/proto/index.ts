@@ -4,6 +4,7 @@
 export * from '../gen/ferry/v1/request_service_pb.js';
 export * from '../gen/ferry/v1/schedule_service_pb.js';
 export * from '../gen/ferry/v1/budget_service_pb.js';
+export * from '../gen/ferry/v1/bulk_action_service_pb.js';
 export * from '../gen/ferry/v1/requests_pb.js';
 export * from '../gen/ferry/v1/schedules_pb.js';
 export * from '../gen/ferry/v1/budgets_pb.js';

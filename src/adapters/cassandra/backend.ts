@@ -4,6 +4,7 @@ import type { ShardEpochs } from '../../ports/shard-epochs.js';
 import type { WorkNotifier } from '../../ports/work-shards.js';
 import { CassandraBudgetBoard } from './budget-board.js';
 import { CassandraBudgetStore } from './budgets.js';
+import { CassandraBulkActionStore } from './bulk-actions.js';
 import { CassandraIdempotencyStore } from './idempotency.js';
 import { assertMigrated, migrate } from './migrations.js';
 import { CassandraProjectStore } from './projects.js';
@@ -77,6 +78,7 @@ export function cassandraBackend(session: CassandraSession, o: CassandraStoreOpt
     secrets: new CassandraSecretStore(session),
     budgets: new CassandraBudgetStore(session, clock),
     budgetBoard: new CassandraBudgetBoard(session),
+    bulkActions: new CassandraBulkActionStore(session),
     // A read of the coordinator's own row: cheap, and it answers only while a node takes queries.
     ready: async () => {
       await session.read('SELECT release_version FROM system.local', [], 'the readiness probe');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Backend } from '../../ports/backend.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import { EmbeddedBudgetStore } from './budgets.js';
+import { EmbeddedBulkActionStore } from './bulk-actions.js';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from './database.js';
 import { EmbeddedIdempotencyStore } from './idempotency.js';
 import { EmbeddedProjectStore } from './projects.js';
@@ -39,6 +40,7 @@ export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBa
     projects: new EmbeddedProjectStore(db),
     secrets: new EmbeddedSecretStore(db),
     budgets: new EmbeddedBudgetStore(db),
+    bulkActions: new EmbeddedBulkActionStore(db),
     ready: () => probeEmbedded(db),
     close: () => db.close(),
   };

@@ -219,6 +219,20 @@ export const MIGRATIONS: readonly string[] = [
   -- Whether attempts keep the first bytes of response bodies; on unless the operator turns it off.
   ALTER TABLE projects ADD COLUMN capture_response_bodies INTEGER NOT NULL DEFAULT 1;
   `,
+  `
+  -- Bulk actions (src/domain/bulk-action.ts): the columns reads select by and the conditional update checks, the
+  -- rest as JSON. The partial index finds the running ones, a handful, among all that ever ran.
+  CREATE TABLE bulk_actions (
+    project_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (project_id, id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX bulk_actions_running ON bulk_actions (state) WHERE state = 'running';
+  `,
 ];
 
 /**

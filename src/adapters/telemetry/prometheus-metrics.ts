@@ -20,7 +20,7 @@ const ATTEMPT_RESULTS: readonly AttemptResult[] = ['succeeded', 'failed', 'timed
 const OCCURRENCE_OUTCOMES: readonly OccurrenceOutcome[] = ['enqueued', 'skipped_usage_limit', 'missed', 'failed'];
 const ALLOWANCES: readonly AllowanceKind[] = ['monthly', 'schedules'];
 /** The stores of the Backend port, so their error counters exist (at 0) from the start. */
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets'];
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'bulkActions'];
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 
 /** API calls: from a cached answer (well under a millisecond) to a storage write waiting out a timeout. */

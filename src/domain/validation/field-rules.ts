@@ -1,3 +1,4 @@
+import { MAX_BULK_IDS } from '../bulk-action.js';
 import { BUDGET_RANGES, MAX_FLOW_KEYS } from '../flow/budgets.js';
 import { SCHEDULE_ID_PATTERN } from '../ids.js';
 import { HTTP_METHODS, REQUEST_SOURCES, REQUEST_STATUSES } from '../request.js';
@@ -208,6 +209,27 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.CancelRequestRequest.request_id': {},
   'ferry.v1.ReplayRequestRequest.request_id': {},
   'ferry.v1.ReplayRequestRequest.idempotency_key': KEY_RULE,
+
+  'ferry.v1.CreateBulkActionRequest.action': { required: true },
+  'ferry.v1.CreateBulkActionRequest.ids': { minItems: 1, maxItems: MAX_BULK_IDS, note: 'Either `ids` or `filter`, not both.' },
+  'ferry.v1.CreateBulkActionRequest.filter': {},
+  'ferry.v1.BulkActionFilter': { minProperties: 1, note: 'Either `ids` or `filter`, not both; at least one condition.' },
+  'ferry.v1.CreateBulkActionRequest.dry_run': {},
+  'ferry.v1.CreateBulkActionRequest.idempotency_key': { ...KEY_RULE, note: 'Required unless `dry_run` is true.' },
+  'ferry.v1.BulkActionFilter.status': { enum: REQUEST_STATUSES },
+  'ferry.v1.BulkActionFilter.search': { maxBytes: MAX_SEARCH_BYTES },
+  'ferry.v1.BulkActionFilter.method': METHOD_RULE,
+  'ferry.v1.BulkActionFilter.source': { enum: REQUEST_SOURCES },
+  'ferry.v1.BulkActionFilter.schedule_id': { pattern: SCHEDULE_ID_PATTERN },
+  'ferry.v1.BulkActionFilter.queue': QUEUE_RULE,
+  'ferry.v1.BulkActionFilter.flow_key': FLOW_KEY_RULE,
+  'ferry.v1.BulkActionFilter.response_status_code': { minimum: 100, maximum: 599 },
+  'ferry.v1.BulkActionFilter.from': { format: 'date-time' },
+  'ferry.v1.BulkActionFilter.to': { format: 'date-time' },
+  'ferry.v1.GetBulkActionRequest.id': {},
+  'ferry.v1.ListBulkActionsRequest.limit': LIMIT_RULE,
+  'ferry.v1.ListBulkActionsRequest.cursor': {},
+  'ferry.v1.CancelBulkActionRequest.id': {},
 
   'ferry.v1.CreateScheduleRequest.idempotency_key': { ...KEY_RULE, required: true },
   'ferry.v1.CreateScheduleRequest.name': { ...NAME_RULE, required: true },

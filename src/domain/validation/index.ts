@@ -45,3 +45,4 @@ export {
   type ScheduleRequestInput,
   type PreviewInput,
 } from './schedule-input.js';
+export { validateBulkAction, type BulkActionInput, type BulkFilterInput, type ValidBulkAction, type ValidBulkSelection } from './bulk-input.js';

@@ -21,6 +21,8 @@ export interface ListQueryInput {
   scheduleId?: string;
   queue?: string;
   flowKey?: string;
+  /** The status code of a request's last attempt. */
+  responseStatusCode?: number;
   from?: string;
   to?: string;
   cursor?: string;
@@ -41,6 +43,8 @@ export interface ListQuery {
   queue?: string;
   /** Only requests that name this flow key among their flow keys. */
   flowKey?: string;
+  /** Only requests whose last attempt got a response with this status code. */
+  responseStatusCode?: number;
   from?: number;
   to?: number;
   limit: number;
@@ -83,6 +87,14 @@ export function validateListQuery(input: ListQueryInput, _now: number): ListQuer
   // Named as a request names them, so a filter refused here is one no request could match.
   if (input.queue !== undefined) query.queue = validateQueue(input.queue, 'queue');
   if (input.flowKey !== undefined) query.flowKey = validateFlowKey(input.flowKey, 'flow_key');
+
+  if (input.responseStatusCode !== undefined) {
+    const code = input.responseStatusCode;
+    if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599) {
+      throw new FerryError('INVALID_FILTER', 'response_status_code must be an HTTP status code, an integer from 100 to 599.', 'response_status_code');
+    }
+    query.responseStatusCode = code;
+  }
 
   const search = input.search;
   if (search !== undefined && search !== '') {

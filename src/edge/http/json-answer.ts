@@ -51,6 +51,15 @@ export function answerJson<C extends JsonCall>(next: UnaryHandler<C>): UnaryHand
 
 /** Writes the `data` of the envelope: the `response_body` field, or else the whole response message. */
 function dataWriter(route: Route): ValueWriter {
+  const oneof = route.responseOneof;
+  if (oneof !== undefined) {
+    const writers = new Map(oneof.fields.map((f) => [f.localName, fieldWriter(f)]));
+    return (response) => {
+      const set = (response as Record<string, { case?: string; value?: unknown } | undefined>)[oneof.localName];
+      const write = set?.case === undefined ? undefined : writers.get(set.case);
+      return write === undefined ? 'null' : write(set!.value);
+    };
+  }
   const field = route.responseField;
   if (field === undefined) return messageWriter(route.method.output);
   const write = fieldWriter(field);

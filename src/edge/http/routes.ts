@@ -1,5 +1,5 @@
 import { getOption, hasOption, ScalarType } from '@bufbuild/protobuf';
-import type { DescField, DescMessage, DescMethod, DescService } from '@bufbuild/protobuf';
+import type { DescField, DescMessage, DescMethod, DescOneof, DescService } from '@bufbuild/protobuf';
 import { http } from '../../gen/ferry/v1/http_pb.js';
 import { compilePathTemplate, type PathTemplate } from './path-template.js';
 
@@ -47,8 +47,10 @@ export interface Route {
   readonly maxBodyBytes: number;
   readonly successStatus: number;
   readonly statusOverrides: readonly StatusOverrideRoute[];
-  /** The response field that becomes `data`; undefined for the whole response message. */
+  /** The response field that becomes `data`; undefined for the whole response message or a oneof. */
   readonly responseField: DescField | undefined;
+  /** The response oneof whose set member becomes `data` (an answer of one of several shapes), when named instead. */
+  readonly responseOneof: DescOneof | undefined;
   /** The message field of the response that becomes `meta` when set; undefined for a `meta` that is always null. */
   readonly metaField: DescField | undefined;
   readonly emptyResponse: boolean;
@@ -135,7 +137,9 @@ function readRoute(method: DescMethod): Route {
   }
 
   const output = method.output;
-  const responseField = opt.responseBody === ''
+  const responseOneof = output.oneofs.find((o) => o.name === opt.responseBody);
+  if (responseOneof !== undefined && responseOneof.fields.some((f) => f.fieldKind !== 'message')) fail(`response_body oneof "${opt.responseBody}" must hold only messages`);
+  const responseField = opt.responseBody === '' || responseOneof !== undefined
     ? undefined
     : fieldByName(output, opt.responseBody) ?? fail(`response_body names unknown field "${opt.responseBody}"`);
 
@@ -168,6 +172,7 @@ function readRoute(method: DescMethod): Route {
     successStatus: checkStatus(opt.emptyResponse ? opt.successStatus || 204 : opt.successStatus, fail),
     statusOverrides,
     responseField,
+    responseOneof,
     metaField,
     emptyResponse: opt.emptyResponse,
   };

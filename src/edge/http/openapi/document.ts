@@ -17,7 +17,8 @@ export function buildOpenApi(services: readonly DescService[], comments: ProtoCo
   const schemas = new SchemaSet(comments, book);
   for (const route of routes) {
     const data = route.responseField?.message ?? (route.responseField === undefined ? route.method.output : undefined);
-    if (data !== undefined && !route.emptyResponse) schemas.use(data, 'output');
+    if (data !== undefined && !route.emptyResponse && route.responseOneof === undefined) schemas.use(data, 'output');
+    for (const member of route.responseOneof?.fields ?? []) if (member.message !== undefined) schemas.use(member.message, 'output');
     if (route.metaField?.message !== undefined) schemas.use(route.metaField.message, 'output');
     if (route.body.kind === 'json') schemas.use(route.body.field?.message ?? route.method.input, 'input');
   }
@@ -151,7 +152,8 @@ function responses(route: Route, schemas: SchemaSet, comments: ProtoComments): S
       out[String(status)] = { description, headers };
       continue;
     }
-    const data = route.responseField === undefined ? schemas.ref(route.method.output, 'output')
+    const data = route.responseOneof !== undefined ? { oneOf: route.responseOneof.fields.map((f) => schemas.ref(f.message!, 'output')) }
+      : route.responseField === undefined ? schemas.ref(route.method.output, 'output')
       : route.responseField.fieldKind === 'message' ? schemas.ref(route.responseField.message, 'output')
         : schemas.field(route.responseField, 'output');
     const meta: Schema = route.metaField?.message === undefined ? { type: 'null' }
