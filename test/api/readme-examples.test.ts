@@ -20,7 +20,7 @@ const execFileAsync = promisify(execFile);
  * Not run here: "The two commands" (CI runs exactly them, `.ci/run`), and "Running distributed", which the
  * Cassandra project runs on its own below.
  */
-const IN_ORDER = ['First steps', 'The JSON HTTP API by example', 'gRPC', 'Schedules'];
+const IN_ORDER = ['First steps', 'The JSON HTTP API by example', 'gRPC', 'Bulk cancel and bulk replay', 'Schedules'];
 const RUN_ELSEWHERE = ['The two commands', 'Running distributed (Cassandra + Kafka)'];
 
 // Backend-agnostic: once, on the embedded default; the Cassandra project runs only the distributed example.

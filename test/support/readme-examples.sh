@@ -11,7 +11,7 @@ curl() {
     exit 1
   fi
   id=$(printf '%s' "$body" | jq -r 'if (.data | type) == "object" then .data.id // empty else empty end' 2>/dev/null || true)
-  case "$id" in req_*) REQ_ID=$id ;; sch_*) SCH_ID=$id ;; esac
+  case "$id" in req_*) REQ_ID=$id ;; sch_*) SCH_ID=$id ;; bulk_*) BULK_ID=$id ;; esac
   cursor=$(printf '%s' "$body" | jq -r '(.meta.next_cursor? // .data.next_cursor?) // empty' 2>/dev/null || true)
   if [ -n "$cursor" ]; then NEXT_CURSOR=$cursor; fi
   printf '%s\n' "$body"

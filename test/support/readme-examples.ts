@@ -49,6 +49,7 @@ export function runnableExample(code: string, ports: { http: number; grpc: numbe
     .replaceAll('export KEY=fry_…', 'export KEY=$(jq -r .api_key "$EXAMPLE_CLI_OUT")')
     .replaceAll('req_…', '$REQ_ID')
     .replaceAll('sch_…', '$SCH_ID')
+    .replaceAll('bulk_…', '$BULK_ID')
     .replaceAll('<next_cursor>', '$NEXT_CURSOR')
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.http}`)
     .replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.grpc}`);
