@@ -151,6 +151,15 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect((await api.call('GET', `/requests/${keyed.body.data.id}`)).body.data.flow_keys).toEqual(['customer:7', 'vendor']);
     await explicitStatus('PUT', '/queues/billing', { json: { concurrency: 0 } }, 422);
 
+    // Bulk actions: a dry run (200, its own shape), one started (202), read, listed and cancelled.
+    const dry = await api.call('POST', '/bulk-actions', { json: { action: 'cancel', filter: { queue: 'billing' }, dry_run: true } });
+    expect(dry.status).toBe(200);
+    const bulk = await api.call('POST', '/bulk-actions', { json: { action: 'cancel', ids: [keyed.body.data.id] }, headers: { 'Idempotency-Key': key() } });
+    expect(bulk.status).toBe(202);
+    expect((await api.call('GET', `/bulk-actions/${bulk.body.data.id}`)).status).toBe(200);
+    expect((await api.call('GET', '/bulk-actions?limit=1')).status).toBe(200);
+    expect((await api.call('POST', `/bulk-actions/${bulk.body.data.id}/cancel`)).status).toBe(200);
+
     const operations = openapi.operations().map((o) => o.op.operationId as string);
     expect(operations.filter((op) => ![...(api.seen.get(op) ?? [])].some((k) => k.startsWith('2')))).toEqual([]);
   });

@@ -7,11 +7,12 @@ import { constrain, MAX_BYTES_KEYWORD, RuleBook, ruleNotes, type Schema } from '
 import { buildOpenApi, firstSentence, withoutSubject } from '../../src/edge/http/openapi/document.js';
 import { readRoutes } from '../../src/edge/http/routes.js';
 import { BudgetService } from '../../src/gen/ferry/v1/budget_service_pb.js';
+import { BulkActionService } from '../../src/gen/ferry/v1/bulk_action_service_pb.js';
 import { always_set } from '../../src/gen/ferry/v1/http_pb.js';
 import { RequestService } from '../../src/gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 
-const services = [RequestService, ScheduleService, BudgetService];
+const services = [RequestService, ScheduleService, BudgetService, BulkActionService];
 
 describe('constrain', () => {
   it('states a byte limit of a string as maxLength and as the bytes extension', () => {
