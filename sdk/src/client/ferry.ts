@@ -4,6 +4,7 @@ import { checkMaxRetries, checkTimeoutMs, HttpClient } from './http.js';
 import { Requests } from './requests.js';
 import { withRequestId } from './results.js';
 import { Schedules } from './schedules.js';
+import { StatsResource } from './stats.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
@@ -30,6 +31,8 @@ export class Ferry {
   readonly queues: Budgets;
   /** Flow keys, which requests name in `flow_keys`: list, get, put, pause, resume, as queues. */
   readonly flowKeys: Budgets;
+  /** The overview: counts per minute over the last 24 hours, and the backlog by queue. */
+  readonly stats: StatsResource;
   readonly #http: HttpClient;
 
   constructor(options: FerryOptions) {
@@ -50,6 +53,7 @@ export class Ferry {
     this.schedules = new Schedules(http);
     this.queues = new Budgets(http, '/queues');
     this.flowKeys = new Budgets(http, '/flow-keys');
+    this.stats = new StatsResource(http);
   }
 
   /**

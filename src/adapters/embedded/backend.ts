@@ -8,6 +8,7 @@ import { EmbeddedProjectStore } from './projects.js';
 import { EmbeddedRequestStore } from './requests.js';
 import { EmbeddedScheduleStore } from './schedules.js';
 import { EmbeddedSecretStore } from './secrets.js';
+import { EmbeddedStatsStore } from './stats.js';
 import { EmbeddedUsageStore } from './usage.js';
 
 export interface EmbeddedBackendOptions extends EmbeddedDatabaseOptions {
@@ -39,6 +40,7 @@ export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBa
     projects: new EmbeddedProjectStore(db),
     secrets: new EmbeddedSecretStore(db),
     budgets: new EmbeddedBudgetStore(db),
+    stats: new EmbeddedStatsStore(db),
     ready: () => probeEmbedded(db),
     close: () => db.close(),
   };

@@ -5,6 +5,7 @@ import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedu
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../ports/idempotency.js';
 import { VersionConflict, type RecordedState } from '../../ports/requests.js';
 import { budgetWriteOps } from './budget-rows.js';
+import { statsWriteOps } from './stats-rows.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import {
@@ -211,6 +212,7 @@ export const writeOps = {
   },
 
   ...budgetWriteOps,
+  ...statsWriteOps,
 } satisfies Record<string, (db: Connection, args: never) => unknown>;
 
 export type WriteOps = typeof writeOps;
