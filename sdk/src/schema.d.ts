@@ -1235,7 +1235,7 @@ export interface components {
             totals: components["schemas"]["StatsCounts"];
             /** @description Failed requests per ended request over the window (`failed` / (`delivered` + `failed`)), from 0 to 1; null when no request ended. */
             failure_rate: number | null;
-            /** @description The project's queues with requests waiting, being attempted or held back, or that are paused: those whose oldest waiting request fell due longest ago first, at most 100. */
+            /** @description The project's queues with requests waiting, being attempted or held back, or that are paused (in distributed mode, every queue the project uses): those whose oldest waiting request fell due longest ago first, at most 100. */
             backlog: components["schemas"]["QueueBacklog"][];
             /** @description True when `queued`, `scheduled` and `oldest_due_at` of the backlog are counted; false in distributed mode, which keeps no index of requests by state (`delivering` and `held` are then what the delivering processes report). */
             backlog_counted: boolean;

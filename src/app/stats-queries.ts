@@ -88,7 +88,8 @@ export class StatsQueries {
         paused: b?.paused ?? false,
         oldestDueAt: w?.oldestDueAt ?? null,
       };
-      if (row.paused || row.delivering > 0 || row.held > 0 || (row.queued ?? 0) > 0 || (row.scheduled ?? 0) > 0) rows.push(row);
+      // Without counts, every queue the project uses is listed: nothing says which of them has requests waiting.
+      if (backlog === null || row.paused || row.delivering > 0 || row.held > 0 || (row.queued ?? 0) > 0 || (row.scheduled ?? 0) > 0) rows.push(row);
     }
     rows.sort(byLongestWait);
     return {

@@ -96,8 +96,8 @@ export type Stats = Message<"ferry.v1.Stats"> & {
   failureRate?: number | undefined;
 
   /**
-   * The project's queues with requests waiting, being attempted or held back, or that are paused: those whose
-   * oldest waiting request fell due longest ago first, at most 100.
+   * The project's queues with requests waiting, being attempted or held back, or that are paused (in distributed
+   * mode, every queue the project uses): those whose oldest waiting request fell due longest ago first, at most 100.
    *
    * @generated from field: repeated ferry.v1.QueueBacklog backlog = 6;
    */
