@@ -425,6 +425,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetStats answers the project's counts per minute over the last 24 hours and its backlog by queue. */
+        get: operations["GetStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -959,6 +976,38 @@ export interface components {
             /** @description The next occurrences, in UTC, earliest first. */
             run_times: string[];
         };
+        /** @description QueueBacklog is what one queue has waiting and under way now. */
+        QueueBacklog: {
+            /** @description The queue's name. */
+            queue: string;
+            /**
+             * Format: int64
+             * @description Requests waiting for their next attempt (first or retry), held back by a budget or not; null when not counted (`backlog_counted` false).
+             */
+            queued: number | null;
+            /**
+             * Format: int64
+             * @description Requests waiting for the time they were scheduled for; null when not counted.
+             */
+            scheduled: number | null;
+            /**
+             * Format: int64
+             * @description Requests with an attempt under way.
+             */
+            delivering: number;
+            /**
+             * Format: int64
+             * @description Requests the queue's budget holds back now (its rate, its concurrency or its pause); some of `queued`.
+             */
+            held: number;
+            /** @description True when the queue is paused. */
+            paused: boolean;
+            /**
+             * Format: date-time
+             * @description The earliest due time among the queue's queued and scheduled requests; null when none waits or when not counted. Long past means the queue is falling behind.
+             */
+            oldest_due_at: string | null;
+        };
         /** @description RateLimit bounds the attempts started per period with a token bucket: at most `burst` at once, refilled by `limit` per `period`. */
         RateLimit: {
             /**
@@ -1368,6 +1417,92 @@ export interface components {
             concurrency?: number;
             /** @description Whether a destination's 429 or 503 lowers the admitted rate for a while; true when absent. */
             adaptive?: boolean;
+        };
+        /** @description Stats is a project's overview: counts per UTC minute over the last 24 hours, and its backlog now. */
+        Stats: {
+            /**
+             * Format: date-time
+             * @description When the overview was read. Counts made by the serving process are current; those of other processes (in distributed mode) may be up to a few seconds behind, as each writes its counts every 5 seconds.
+             */
+            as_of: string;
+            /**
+             * Format: date-time
+             * @description The first minute the window covers; it ends with the minute of `as_of` (1,440 minutes in all, the last one still running).
+             */
+            from: string;
+            /** @description The minutes of the window with any count, oldest first; a minute left out counted nothing. */
+            minutes: components["schemas"]["StatsMinute"][];
+            /** @description The counts of the whole window. */
+            totals: components["schemas"]["StatsCounts"];
+            /** @description Failed requests per ended request over the window (`failed` / (`delivered` + `failed`)), from 0 to 1; null when no request ended. */
+            failure_rate: number | null;
+            /** @description The project's queues with requests waiting, being attempted or held back, or that are paused (in distributed mode, every queue the project uses): those whose oldest waiting request fell due longest ago first, at most 100. */
+            backlog: components["schemas"]["QueueBacklog"][];
+            /** @description True when `queued`, `scheduled` and `oldest_due_at` of the backlog are counted; false in distributed mode, which keeps no index of requests by state (`delivering` and `held` are then what the delivering processes report). */
+            backlog_counted: boolean;
+            /** @description True when the project waits on more requests than one reading counts (50,000): the backlog's counts are then lower bounds. */
+            backlog_truncated: boolean;
+        };
+        /** @description StatsCounts holds the counts of a span of minutes. */
+        StatsCounts: {
+            /**
+             * Format: int64
+             * @description The requests accepted (every source).
+             */
+            accepted: number;
+            /**
+             * Format: int64
+             * @description The requests that ended `succeeded`.
+             */
+            delivered: number;
+            /**
+             * Format: int64
+             * @description The requests that ended `failed`.
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description The attempts followed by a retry.
+             */
+            retried: number;
+            /**
+             * Format: int64
+             * @description The requests accepted with the source `callback`.
+             */
+            callbacks: number;
+        };
+        /** @description StatsMinute holds the counts of one UTC minute. */
+        StatsMinute: {
+            /**
+             * Format: date-time
+             * @description The minute's first instant.
+             */
+            minute: string;
+            /**
+             * Format: int64
+             * @description The requests accepted in the minute (every source: the API, replays, schedule occurrences, callbacks).
+             */
+            accepted: number;
+            /**
+             * Format: int64
+             * @description The requests that ended `succeeded` in the minute.
+             */
+            delivered: number;
+            /**
+             * Format: int64
+             * @description The requests that ended `failed` in the minute.
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description The attempts that ended in the minute and were followed by a retry.
+             */
+            retried: number;
+            /**
+             * Format: int64
+             * @description The requests accepted in the minute with the source `callback` (also counted in `accepted`).
+             */
+            callbacks: number;
         };
         /** @description Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval. */
         Timing: components["schemas"]["CronTiming"] | components["schemas"]["IntervalTiming"];
@@ -2956,6 +3091,41 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    GetStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the project's overview. */
+            200: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Stats"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
             408: components["responses"]["RequestTimeout"];
             422: components["responses"]["UnprocessableContent"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];

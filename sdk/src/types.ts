@@ -116,6 +116,13 @@ export type ListBulkActionsQuery = NonNullable<operations['ListBulkActions']['pa
 /** How much of its allowances a project has used, as `usage()` answers it. */
 export type Usage = Schemas['Usage'];
 
+/** A project's overview, as `stats.get()` answers it. */
+export type Stats = Schemas['Stats'];
+/** The counts of one minute of the overview. */
+export type StatsMinute = Schemas['StatsMinute'];
+/** What one queue has waiting and under way, in the overview. */
+export type QueueBacklog = Schemas['QueueBacklog'];
+
 /** The filters and paging of `requests.list`, with the API's parameter names. */
 export type ListRequestsQuery = NonNullable<operations['ListRequests']['parameters']['query']>;
 /** The paging of `schedules.list`; without `limit` or `cursor` the first page holds every schedule. */

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { FLOW_KEYS, QUEUES } from './flow/budget-kind.js';
 import { BudgetPage } from './flow/budget-page.js';
 import { BudgetsPage } from './flow/budgets-page.js';
+import { OverviewPage } from './overview/overview-page.js';
 import { RequestPage } from './requests/request-page.js';
 import { RequestsPage } from './requests/requests-page.js';
 import { SendPage } from './requests/send-page.js';
@@ -51,10 +52,13 @@ export function App() {
   return (
     <SessionContext.Provider value={session}>
       <header class="top">
-        <a class="brand" href={hrefOf({ page: 'requests', query: new URLSearchParams() })}>
+        <a class="brand" href={hrefOf({ page: 'overview' })}>
           Ferry
         </a>
         <nav aria-label="Sections">
+          <NavLink route={route} to={{ page: 'overview' }}>
+            Overview
+          </NavLink>
           <NavLink route={route} to={{ page: 'requests', query: new URLSearchParams() }} also={['request']}>
             Requests
           </NavLink>
@@ -93,6 +97,8 @@ function NavLink({ route, to, also = [], children }: { route: Route; to: Route; 
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
+    case 'overview':
+      return <OverviewPage />;
     case 'requests':
       return <RequestsPage query={route.query} />;
     case 'request':

@@ -5,6 +5,7 @@ import type { ProjectStore } from './projects.js';
 import type { RequestStore } from './requests.js';
 import type { ScheduleStore } from './schedules.js';
 import type { SecretStore } from './secrets.js';
+import type { StatsStore } from './stats.js';
 import type { UsageStore } from './usage.js';
 
 /** Everything a storage backend provides. One factory per backend builds it. */
@@ -17,6 +18,7 @@ export interface Backend {
   readonly secrets: SecretStore;
   readonly budgets: BudgetStore;
   readonly bulkActions: BulkActionStore;
+  readonly stats: StatsStore;
   /** Present where several processes deliver from the same storage (distributed): see `BudgetStateBoard`. */
   readonly budgetBoard?: BudgetStateBoard;
   /**

@@ -26,11 +26,13 @@ import { bulkActionServiceImpl } from '../edge/rpc/bulk-action-service.js';
 import { projectServiceImpl } from '../edge/rpc/project-service.js';
 import { requestServiceImpl } from '../edge/rpc/request-service.js';
 import { scheduleServiceImpl } from '../edge/rpc/schedule-service.js';
+import { statsServiceImpl } from '../edge/rpc/stats-service.js';
 import { BudgetService } from '../gen/ferry/v1/budget_service_pb.js';
 import { BulkActionService } from '../gen/ferry/v1/bulk_action_service_pb.js';
 import { ProjectService } from '../gen/ferry/v1/project_service_pb.js';
 import { RequestService } from '../gen/ferry/v1/request_service_pb.js';
 import { ScheduleService } from '../gen/ferry/v1/schedule_service_pb.js';
+import { StatsService } from '../gen/ferry/v1/stats_service_pb.js';
 import { logDeliveryEvent, recordDeliveryEvent, type DeliveryEvent } from '../workers/delivery/events.js';
 import type { DueWakeups } from '../workers/placement/due-wakeups.js';
 import { recordSchedulerEvent, type SchedulerEvent } from '../workers/scheduler/events.js';
@@ -38,6 +40,7 @@ import { budgetWiring } from './budget-wiring.js';
 import { bulkActionRunner } from './bulk-wiring.js';
 import { log, logger } from './log.js';
 import { openOnStack, type ResourceStack } from './resource-stack.js';
+import { countDeliveryEvent, statsQueries, statsRecorder } from './stats-wiring.js';
 import { openStorage } from './storage.js';
 import { servedUsage } from './usage-wiring.js';
 import { budgetGate, deliveryEngine, deliveryTransport, OCCURRENCE_GUARD_TIMINGS, scheduleFiring, watchWork } from './workers.js';
@@ -128,10 +131,14 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
   const backend = tracing ? tracing.backend(observedStorage, config.distributed ? 'cassandra' : 'sqlite') : observedStorage;
   resources.defer(() => backend.close());
   resources.defer(opened.closeChecks);
+  // Counted in memory and written in batches; the last counts are written on stop, before storage closes.
+  const stats = statsRecorder(backend, clock);
+  resources.defer(() => stats.stop());
   // The workers' events feed the metrics and the debug log, then whoever else listens (tests).
   const logDeliveries = logger.isEnabled('debug');
   const onDeliveryEvent = (event: DeliveryEvent): void => {
     recordDeliveryEvent(telemetry.metrics, event);
+    countDeliveryEvent(stats, event);
     if (logDeliveries) logDeliveryEvent(log, event);
     hooks.onDeliveryEvent?.(event);
   };
@@ -152,6 +159,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
   const accepted = (stored: readonly StoredRequest[]): void => {
     place.accepted(stored);
     noteAccepted(stored);
+    stats.accepted(stored);
   };
   // A queue's first use in this process is written beside the insert; a failed write is logged and tried again later.
   const placement = config.distributed === null ? null : { shardCount: config.distributed.shards };
@@ -235,6 +243,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
         served(BudgetService, budgetService),
         served(BulkActionService, bulkActions),
         served(ProjectService, projectServiceImpl({ auth, usage })),
+        served(StatsService, statsServiceImpl({ auth, stats: statsQueries(backend, stats, budgetQueries, clock) })),
       ],
       readiness,
       shutdownGraceMs: config.delivery.shutdownGraceMs,

@@ -18,7 +18,7 @@ import { startFerry, type FerryProcess } from '../support/ferry-process.js';
 const BUF = join(resolve(import.meta.dirname, '../..'), 'node_modules/.bin/buf');
 const execFileAsync = promisify(execFile);
 
-const FERRY_SERVICES = ['ferry.v1.BudgetService', 'ferry.v1.BulkActionService', 'ferry.v1.ProjectService', 'ferry.v1.RequestService', 'ferry.v1.ScheduleService'];
+const FERRY_SERVICES = ['ferry.v1.BudgetService', 'ferry.v1.BulkActionService', 'ferry.v1.ProjectService', 'ferry.v1.RequestService', 'ferry.v1.ScheduleService', 'ferry.v1.StatsService'];
 
 function unary<I extends DescMessage, O extends DescMessage>(
   client: grpc.Client,

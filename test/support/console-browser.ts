@@ -37,6 +37,8 @@ export interface OpenOptions {
   timezoneId?: string;
   /** How far the browser's clock runs from the machine's (negative: behind), as when a device's clock is off. */
   clockOffsetMs?: number;
+  /** The place to open; the requests list unless given (`''` for the front page, the overview). */
+  hash?: string;
 }
 
 export interface ConsoleBrowser {
@@ -69,7 +71,7 @@ export function useConsoleBrowser(): ConsoleBrowser {
         const url = new URL(response.url());
         if (url.pathname.startsWith('/console/') && response.status() >= 400) seen.push(`asset ${url.pathname} answered ${response.status()}`);
       });
-      await page.goto(`${baseUrl}/console/`);
+      await page.goto(`${baseUrl}/console/${options.hash ?? '#/requests'}`);
       return {
         page,
         context,

@@ -21,8 +21,9 @@ describe('console routes', () => {
     expect(parseRoute('#/flow-keys/vendor:acme')).toEqual({ page: 'flow-key', name: 'vendor:acme' });
   });
 
-  it('leads anything it does not know, and an empty fragment, to the requests list', () => {
-    for (const hash of ['', '#', '#/', '#/nowhere', '#/settings/keys', '#/REQUESTS/req_1', 'garbage']) {
+  it('leads an empty fragment to the overview, and anything it does not know to the requests list', () => {
+    for (const hash of ['', '#', '#/', '#//']) expect(parseRoute(hash), hash).toEqual({ page: 'overview' });
+    for (const hash of ['#/nowhere', '#/settings/keys', '#/REQUESTS/req_1', 'garbage']) {
       expect(parseRoute(hash).page, hash).toBe('requests');
     }
     // The query of an unknown place is kept: the list reads its filters from it.
@@ -35,6 +36,7 @@ describe('console routes', () => {
   });
 
   it('writes the fragment of every place', () => {
+    expect(hrefOf({ page: 'overview' })).toBe('#/');
     expect(hrefOf({ page: 'requests', query: new URLSearchParams() })).toBe('#/requests');
     expect(hrefOf({ page: 'requests', query: new URLSearchParams({ status: 'failed' }) })).toBe('#/requests?status=failed');
     expect(hrefOf({ page: 'request', id: 'req_1' })).toBe('#/requests/req_1');

@@ -60,13 +60,13 @@ describe('metrics of worker events', () => {
     recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 1, at: 10_250, dueAt: 10_000, queue: 'default' });
     recordDeliveryEvent(m, { type: 'attempt_started', requestId: 'r', attemptNumber: 2, at: 20_000, dueAt: null, queue: 'default' });
     recordDeliveryEvent(m, {
-      type: 'attempt_finished', requestId: 'r', attemptNumber: 1, requestStatus: 'queued', attemptStatus: 'failed', responseStatusCode: 503, durationMs: 40, retryDelayMs: 30_000,
+      type: 'attempt_finished', requestId: 'r', projectId: 'p', attemptNumber: 1, requestStatus: 'queued', attemptStatus: 'failed', responseStatusCode: 503, durationMs: 40, retryDelayMs: 30_000,
     });
     recordDeliveryEvent(m, {
-      type: 'attempt_finished', requestId: 'r', attemptNumber: 2, requestStatus: 'cancelled', attemptStatus: 'failed', responseStatusCode: 500, durationMs: 40, retryDelayMs: 60_000,
+      type: 'attempt_finished', requestId: 'r', projectId: 'p', attemptNumber: 2, requestStatus: 'cancelled', attemptStatus: 'failed', responseStatusCode: 500, durationMs: 40, retryDelayMs: 60_000,
     });
     recordDeliveryEvent(m, {
-      type: 'attempt_finished', requestId: 's', attemptNumber: 1, requestStatus: 'succeeded', attemptStatus: 'succeeded', responseStatusCode: 200, durationMs: 12, retryDelayMs: null,
+      type: 'attempt_finished', requestId: 's', projectId: 'p', attemptNumber: 1, requestStatus: 'succeeded', attemptStatus: 'succeeded', responseStatusCode: 200, durationMs: 12, retryDelayMs: null,
     });
     recordDeliveryEvent(m, { type: 'claim_lost', requestId: 't' });
     const text = await m.scrape();

@@ -5,6 +5,7 @@ import { checkMaxRetries, checkTimeoutMs, HttpClient } from './http.js';
 import { Requests } from './requests.js';
 import { withRequestId } from './results.js';
 import { Schedules } from './schedules.js';
+import { StatsResource } from './stats.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
@@ -33,6 +34,8 @@ export class Ferry {
   readonly flowKeys: Budgets;
   /** Bulk cancel and bulk replay by IDs or by a filter of the request list: create, dryRun, get, list, cancel. */
   readonly bulkActions: BulkActions;
+  /** The overview: counts per minute over the last 24 hours, and the backlog by queue. */
+  readonly stats: StatsResource;
   readonly #http: HttpClient;
 
   constructor(options: FerryOptions) {
@@ -54,6 +57,7 @@ export class Ferry {
     this.queues = new Budgets(http, '/queues');
     this.flowKeys = new Budgets(http, '/flow-keys');
     this.bulkActions = new BulkActions(http);
+    this.stats = new StatsResource(http);
   }
 
   /**

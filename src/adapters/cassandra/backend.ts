@@ -12,6 +12,7 @@ import { CassandraRequestStore } from './requests/store.js';
 import { CassandraScheduleStore } from './schedules/store.js';
 import { CassandraSecretStore } from './secrets.js';
 import { CassandraSession, type CassandraConnection } from './session.js';
+import { CassandraStatsStore } from './stats.js';
 import { CassandraUsageStore } from './usage.js';
 
 export interface CassandraSessionOptions extends CassandraConnection {
@@ -79,6 +80,7 @@ export function cassandraBackend(session: CassandraSession, o: CassandraStoreOpt
     budgets: new CassandraBudgetStore(session, clock),
     budgetBoard: new CassandraBudgetBoard(session),
     bulkActions: new CassandraBulkActionStore(session),
+    stats: new CassandraStatsStore(session),
     // A read of the coordinator's own row: cheap, and it answers only while a node takes queries.
     ready: async () => {
       await session.read('SELECT release_version FROM system.local', [], 'the readiness probe');

@@ -12,6 +12,7 @@ import { budgetStates } from './schema/010-budget-states.js';
 import { attemptResponses } from './schema/011-attempt-responses.js';
 import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
 import { bulkActions } from './schema/014-bulk-actions.js';
+import { stats } from './schema/015-stats.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   attemptResponses,
   listQueueFlowKeys,
   bulkActions,
+  stats,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

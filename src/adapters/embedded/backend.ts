@@ -9,6 +9,7 @@ import { EmbeddedProjectStore } from './projects.js';
 import { EmbeddedRequestStore } from './requests.js';
 import { EmbeddedScheduleStore } from './schedules.js';
 import { EmbeddedSecretStore } from './secrets.js';
+import { EmbeddedStatsStore } from './stats.js';
 import { EmbeddedUsageStore } from './usage.js';
 
 export interface EmbeddedBackendOptions extends EmbeddedDatabaseOptions {
@@ -41,6 +42,7 @@ export function openEmbeddedBackend(options: EmbeddedBackendOptions): EmbeddedBa
     secrets: new EmbeddedSecretStore(db),
     budgets: new EmbeddedBudgetStore(db),
     bulkActions: new EmbeddedBulkActionStore(db),
+    stats: new EmbeddedStatsStore(db),
     ready: () => probeEmbedded(db),
     close: () => db.close(),
   };

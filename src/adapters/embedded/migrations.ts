@@ -233,6 +233,22 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX bulk_actions_running ON bulk_actions (state) WHERE state = 'running';
   `,
+  `
+  -- The overview's per-minute counts (src/domain/stats.ts): each process's totals for a project's minute, written
+  -- whole at every flush, summed over processes on read. Minutes older than a day are dropped through the index.
+  CREATE TABLE stats_minutes (
+    project_id TEXT NOT NULL,
+    minute INTEGER NOT NULL,
+    process_id TEXT NOT NULL,
+    accepted INTEGER NOT NULL,
+    delivered INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    retried INTEGER NOT NULL,
+    callbacks INTEGER NOT NULL,
+    PRIMARY KEY (project_id, minute, process_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX stats_minutes_by_minute ON stats_minutes (minute);
+  `,
 ];
 
 /**

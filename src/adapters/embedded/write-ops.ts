@@ -6,6 +6,7 @@ import type { ClaimResult, IdempotencyClaim, IdempotencyRecord } from '../../por
 import { VersionConflict, type RecordedState } from '../../ports/requests.js';
 import { budgetWriteOps } from './budget-rows.js';
 import { bulkActionWriteOps } from './bulk-action-rows.js';
+import { statsWriteOps } from './stats-rows.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
 import {
@@ -213,6 +214,7 @@ export const writeOps = {
 
   ...budgetWriteOps,
   ...bulkActionWriteOps,
+  ...statsWriteOps,
 } satisfies Record<string, (db: Connection, args: never) => unknown>;
 
 export type WriteOps = typeof writeOps;

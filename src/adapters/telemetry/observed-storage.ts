@@ -3,7 +3,7 @@ import { StorageUnavailable } from '../../ports/errors.js';
 import type { Log, ServiceMetrics } from '../../ports/telemetry.js';
 
 /** The backend's stores; `budgetBoard` only where the backend has one (distributed), and absent stays absent. */
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'budgetBoard', 'bulkActions'] as const;
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'stats', 'budgetBoard', 'bulkActions'] as const;
 
 /**
  * Whether storage answers, as the calls made to it find out: the first `StorageUnavailable` after a success logs

@@ -8,7 +8,7 @@ import { tracedTransport } from './traced-transport.js';
 import { startTracing, type TracingSettings } from './tracing.js';
 
 /** The backend's stores; `budgetBoard` only where the backend has one (distributed), and absent stays absent. */
-const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'budgetBoard', 'bulkActions'] as const;
+const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'stats', 'budgetBoard', 'bulkActions'] as const;
 
 /** What the composition root wraps when tracing is on: API calls, storage, Kafka and delivery attempts. */
 export interface ServiceTracing {

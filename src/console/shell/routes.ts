@@ -1,10 +1,11 @@
 /**
  * The console's places, kept in the URL's fragment so that every page can be bookmarked, reloaded and shared
- * without the server knowing the console's routes: `#/requests?status=failed`, `#/requests/<id>`, `#/send`,
+ * without the server knowing the console's routes: `#/` (the overview), `#/requests?status=failed`, `#/requests/<id>`, `#/send`,
  * `#/schedules`, `#/schedules/new`, `#/schedules/<id>`, `#/queues`, `#/queues/<name>`, `#/flow-keys`,
  * `#/flow-keys/<key>`.
  */
 export type Route =
+  | { readonly page: 'overview' }
   | { readonly page: 'requests'; readonly query: URLSearchParams }
   | { readonly page: 'request'; readonly id: string }
   | { readonly page: 'send' }
@@ -20,6 +21,7 @@ export function parseRoute(hash: string): Route {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
   const parts = path.split('/').filter(Boolean).map(decodedPart);
   const query = new URLSearchParams(search);
+  if (parts.length === 0) return { page: 'overview' };
   if (parts[0] === 'requests' && parts[1] !== undefined) return { page: 'request', id: parts[1] };
   if (parts[0] === 'send') return { page: 'send' };
   if (parts[0] === 'schedules' && parts[1] === 'new') return { page: 'new-schedule' };
@@ -52,6 +54,8 @@ export function hrefOf(route: Route): string {
       return `#/queues/${nameSegment(route.name)}`;
     case 'flow-key':
       return `#/flow-keys/${nameSegment(route.name)}`;
+    case 'overview':
+      return '#/';
     case 'send':
       return '#/send';
     case 'new-schedule':

@@ -391,6 +391,7 @@ export class DeliveryEngine {
         this.emit({
           type: 'attempt_finished',
           requestId: claim.request.id,
+          projectId: claim.request.projectId,
           attemptNumber,
           requestStatus: recorded.status,
           attemptStatus: attempt.status,

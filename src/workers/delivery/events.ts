@@ -20,6 +20,7 @@ export type DeliveryEvent =
   | {
       readonly type: 'attempt_finished';
       readonly requestId: string;
+      readonly projectId: string;
       readonly attemptNumber: number;
       readonly requestStatus: RequestStatus;
       /** How the exchange itself ended. */
