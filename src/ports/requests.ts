@@ -23,6 +23,11 @@ export interface RequestListQuery {
   readonly queue?: string;
   /** Only requests whose `flowKeys` include this key. */
   readonly flowKey?: string;
+  /**
+   * Only requests whose last attempt's response had this HTTP status code (`lastStatusCode`): requests not
+   * attempted yet, or whose last attempt got no response, never match.
+   */
+  readonly responseStatusCode?: number;
   /** Inclusive lower bound of createdAt. */
   readonly from?: number;
   /** Exclusive upper bound of createdAt. */
