@@ -12,6 +12,7 @@ interface Summary {
   method: string;
   status: string;
   created_at: string;
+  last_response_status_code: number | null;
 }
 interface Page {
   items: Summary[];
@@ -244,7 +245,7 @@ describe('GET /requests?schedule_id (schedules firing)', () => {
     const gone = await sent('gone');
     const later = await sent('ok', { delay: '1h' });
     const listed = async (q: string) => {
-      const res = await api.call<Page & { items: Array<Summary & { last_response_status_code: number | null }> }>('GET', `/requests?${q}`);
+      const res = await api.call<Page>('GET', `/requests?${q}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body.data;
     };
