@@ -1108,6 +1108,11 @@ export interface components {
              * @description When the request was cancelled.
              */
             cancelled_at: string | null;
+            /**
+             * Format: int32
+             * @description The HTTP status code of the last attempt's response; absent before the first attempt, and when the last attempt got no response (a network error, a timeout).
+             */
+            last_response_status_code: number | null;
             /** @description Completed attempts, oldest first. */
             attempts: components["schemas"]["Attempt"][];
         };
@@ -1205,6 +1210,11 @@ export interface components {
              * @description When the request reached a terminal status.
              */
             completed_at: string | null;
+            /**
+             * Format: int32
+             * @description The HTTP status code of the last attempt's response; absent before the first attempt, and when the last attempt got no response (a network error, a timeout).
+             */
+            last_response_status_code: number | null;
         };
         /** @description RetryDecision explains why and when another attempt follows a failed one. */
         RetryDecision: {
@@ -2465,6 +2475,8 @@ export interface operations {
                 queue?: string;
                 /** @description Only requests that name this flow key among their `flow_keys`. */
                 flow_key?: string;
+                /** @description Only requests whose last attempt got a response with this HTTP status code, 100 through 599; requests not attempted yet, or whose last attempt got no response (a network error, a timeout), never match. */
+                response_status_code?: number;
                 /** @description Only the requests this schedule created: a `sch_` ID. */
                 schedule_id?: string;
                 /** @description Inclusive RFC 3339 lower bound of the creation time. */

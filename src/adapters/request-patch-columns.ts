@@ -16,6 +16,7 @@ export const PATCH_COLUMNS = {
   cancelledAt: 'cancelled_at',
   cancelRequestedAt: 'cancel_requested_at',
   waitingFor: 'waiting_for',
+  lastStatusCode: 'last_status_code',
 } as const satisfies Record<keyof Required<RequestPatch>, string>;
 
 export type PatchField = keyof typeof PATCH_COLUMNS;

@@ -57,6 +57,11 @@ export interface StoredRequest extends RequestDefinition {
   readonly cancelRequestedAt: number | null;
   /** The budget that last held the request back (set when handed back for it), or null. */
   readonly waitingFor: WaitingFor | null;
+  /**
+   * The HTTP status code of its last attempt's response: null before any attempt, and when the last attempt got
+   * no response (a network error, a timeout). Set with each attempt, so the list can filter on it.
+   */
+  readonly lastStatusCode: number | null;
   /** Incremented on every change; conditional updates compare it. */
   readonly version: number;
 }
@@ -140,6 +145,7 @@ export type RequestPatch = Partial<
     | 'cancelledAt'
     | 'cancelRequestedAt'
     | 'waitingFor'
+    | 'lastStatusCode'
   >
 >;
 

@@ -23,7 +23,10 @@ export interface RequestListQuery {
   readonly queue?: string;
   /** Only requests whose `flowKeys` include this key. */
   readonly flowKey?: string;
-  /** Only requests whose last attempt got a response with this status code. */
+  /**
+   * Only requests whose last attempt's response had this HTTP status code (`lastStatusCode`): requests not
+   * attempted yet, or whose last attempt got no response, never match.
+   */
   readonly responseStatusCode?: number;
   /** Inclusive lower bound of createdAt. */
   readonly from?: number;

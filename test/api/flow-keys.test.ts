@@ -73,7 +73,7 @@ describe('flow_keys on requests', () => {
     expect(byId.get(plain)).toMatchObject({ flow_keys: [], waiting_for: null });
     expect(Object.keys(byId.get(id)!)).toEqual([
       'id', 'replayed_from_request_id', 'schedule_id', 'url', 'method', 'queue', 'flow_keys', 'status', 'waiting_for',
-      'scheduled_at', 'created_at', 'started_at', 'completed_at',
+      'scheduled_at', 'created_at', 'started_at', 'completed_at', 'last_response_status_code',
     ]);
   });
 

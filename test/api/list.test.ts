@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/api-client.js';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
-import { startDestination, type Destination } from '../support/destination.js';
+import { replies, startDestination, type Destination } from '../support/destination.js';
 import { DEST, useFerry } from '../support/fixture.js';
 import { interval, scheduleProject, secondsAhead } from '../support/schedule-client.js';
 
@@ -12,6 +12,7 @@ interface Summary {
   method: string;
   status: string;
   created_at: string;
+  last_response_status_code: number | null;
 }
 interface Page {
   items: Summary[];
@@ -37,7 +38,10 @@ describe('GET /requests', () => {
     expect(Math.abs(cutoff - (Date.now() - 7 * 86_400_000))).toBeLessThan(60_000);
     expect(res.body.data.has_hidden_history).toBe(false);
     expect(Object.keys(res.body.data.items[0]!).sort()).toEqual(
-      ['completed_at', 'created_at', 'flow_keys', 'id', 'method', 'queue', 'replayed_from_request_id', 'schedule_id', 'scheduled_at', 'started_at', 'status', 'url', 'waiting_for'].sort(),
+      [
+        'completed_at', 'created_at', 'flow_keys', 'id', 'last_response_status_code', 'method', 'queue', 'replayed_from_request_id', 'schedule_id',
+        'scheduled_at', 'started_at', 'status', 'url', 'waiting_for',
+      ].sort(),
     );
   });
 
@@ -121,6 +125,13 @@ describe('GET /requests', () => {
     ['limit=0', 'INVALID_LIMIT', 'limit'],
     ['limit=101', 'INVALID_LIMIT', 'limit'],
     ['limit=ten', undefined, 'limit'],
+    ['response_status_code=99', 'INVALID_FILTER', 'response_status_code'],
+    ['response_status_code=600', 'INVALID_FILTER', 'response_status_code'],
+    ['response_status_code=-500', 'INVALID_FILTER', 'response_status_code'],
+    ['response_status_code=5xx', 'INVALID_FIELD', 'response_status_code'],
+    ['response_status_code=500.0', 'INVALID_FIELD', 'response_status_code'],
+    ['response_status_code=', 'INVALID_FIELD', 'response_status_code'],
+    ['response_status_code=500&response_status_code=502', 'INVALID_FIELD', 'response_status_code'],
     ['cursor=garbage', 'INVALID_CURSOR', 'cursor'],
     [`search=${'a'.repeat(2049)}`, 'INVALID_FILTER', 'search'],
     ['colour=blue', 'UNKNOWN_FIELD', 'colour'],
@@ -214,5 +225,62 @@ describe('GET /requests?schedule_id (schedules firing)', () => {
     expect((await listed(`schedule_id=${mine!.id}&source=recurring&method=POST`)).map((i) => i.id)).toEqual([ours[0]!.id]);
     // A schedule this project never had, in a well-formed ID: an empty list, not an error.
     expect(await listed(`schedule_id=${mine!.id.slice(0, -1)}${mine!.id.endsWith('0') ? '1' : '0'}`)).toEqual([]);
+  }, 60_000);
+
+  it("filters by the last attempt's response status code, with the status filter and the cursor", async () => {
+    const { api } = await scheduleProject(f);
+    dest.on('/down', replies.status(500));
+    dest.on('/gone', replies.status(410));
+    dest.on('/reset', replies.reset());
+    // Answers 503 to the first attempt and 200 to the next: the last attempt's code is what counts.
+    let flaky = 0;
+    dest.on('/flaky', ({ res }) => void res.writeHead(flaky++ === 0 ? 503 : 200).end());
+    const sent = async (path: string, query: Record<string, string> = {}) =>
+      ((await api.send({ url: `${dest.url}/${path}`, retry: '0', ...query })).body.data as { id: string }).id;
+    const down1 = await sent('down');
+    const ok1 = await sent('ok');
+    const flakyId = await sent('flaky', { retry: '1' });
+    const reset = await sent('reset');
+    const down2 = await sent('down');
+    const gone = await sent('gone');
+    const later = await sent('ok', { delay: '1h' });
+    const listed = async (q: string) => {
+      const res = await api.call<Page>('GET', `/requests?${q}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data;
+    };
+    const ids = async (q: string) => (await listed(q)).items.map((i) => i.id);
+    await eventually(async () => {
+      const items = (await listed('limit=100')).items;
+      return items.filter((i) => i.id !== later).every((i) => i.status === 'succeeded' || i.status === 'failed') ? items : undefined;
+    }, 30_000);
+
+    expect(await ids('response_status_code=500')).toEqual([down2, down1]);
+    expect(await ids('response_status_code=200')).toEqual([flakyId, ok1]);
+    expect(await ids('response_status_code=410')).toEqual([gone]);
+    expect(await ids('response_status_code=503')).toEqual([]);
+    expect(await ids('response_status_code=418')).toEqual([]);
+    expect(await ids('response_status_code=500&status=failed')).toEqual([down2, down1]);
+    expect(await ids('response_status_code=500&status=succeeded')).toEqual([]);
+    expect(await ids('response_status_code=200&status=succeeded&search=%2Fflaky')).toEqual([flakyId]);
+    const codes = Object.fromEntries((await listed('limit=100')).items.map((i) => [i.id, i.last_response_status_code]));
+    expect(codes).toEqual({ [down1]: 500, [ok1]: 200, [flakyId]: 200, [reset]: null, [down2]: 500, [gone]: 410, [later]: null });
+    const detail = await api.call<{ last_response_status_code: number | null }>('GET', `/requests/${flakyId}`);
+    expect(detail.body.data.last_response_status_code).toBe(200);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Page = await listed(`response_status_code=500&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.next_cursor;
+      if (cursor !== null && seen.length === 1) {
+        // A cursor belongs to its filters: the same position under another status code is refused.
+        const other = await api.call('GET', `/requests?response_status_code=502&limit=1&cursor=${encodeURIComponent(cursor)}`);
+        expect(other.status).toBe(422);
+        expect(other.body.error?.code).toBe('INVALID_CURSOR');
+      }
+    } while (cursor);
+    expect(seen).toEqual([down2, down1]);
   }, 60_000);
 });

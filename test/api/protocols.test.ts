@@ -158,6 +158,7 @@ describe('gRPC and Connect protocols', () => {
     for (const [input, query, code, field] of [
       [{ queue: 'a b' }, 'queue=a%20b', 'INVALID_QUEUE', 'queue'],
       [{ flowKey: 'a,b' }, 'flow_key=a%2Cb', 'INVALID_FLOW_KEY', 'flow_key'],
+      [{ responseStatusCode: 99 }, 'response_status_code=99', 'INVALID_FILTER', 'response_status_code'],
     ] as const) {
       const bad = await grpc.call('ListRequests', ListRequestsRequestSchema, ListRequestsResponseSchema, input);
       expect(!bad.ok && bad.error.code).toBe(GrpcStatus.INVALID_ARGUMENT);

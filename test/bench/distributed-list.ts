@@ -107,6 +107,7 @@ function storedRequest(projectId: string, i: number, firstCreatedAt: number, spa
     completedAt: status === 'succeeded' || status === 'failed' ? createdAt + 500 : null,
     cancelledAt: status === 'cancelled' ? createdAt + 100 : null,
     cancelRequestedAt: null,
+    lastStatusCode: attempts > 0 ? 200 : null,
     version: 1 + 2 * attempts + (status === 'cancelled' ? 1 : 0),
   };
 }

@@ -333,6 +333,19 @@ describe('the Requests pages of the console', () => {
     await page.getByLabel('Flow key').press('Enter');
     await expect.poll(() => sentFilter('flow_key')).toBe('vendor:none');
     await page.getByText('No request matches these filters.').waitFor();
+    // The last response code likewise: the delivered request's 200, and a code none of them got.
+    await goTo(page, `#/requests?search=${tag}`);
+    await expect.poll(shown).toEqual([1, 1]);
+    await page.getByLabel('Last response code').fill('200');
+    await page.getByLabel('Last response code').press('Enter');
+    await expect.poll(() => sentFilter('response_status_code')).toBe('200');
+    await expect.poll(shown).toEqual([1, 0]);
+    await page.getByLabel('Last response code').fill('503');
+    await page.getByLabel('Last response code').press('Enter');
+    await expect.poll(() => sentFilter('response_status_code')).toBe('503');
+    await page.getByText('No request matches these filters.').waitFor();
+    await goTo(page, '#/requests?response_status_code=5xx');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Ferry refused the input (422');
 
     // A filter the API refuses is shown as its 422, not silently dropped.
     await goTo(page, '#/requests?from=yesterday');

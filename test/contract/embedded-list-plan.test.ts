@@ -75,6 +75,20 @@ describe('the embedded list of one queue or one flow key', () => {
   });
 });
 
+// Embedded only: one status code's page reads that code's requests in list order, however few of the project's have it.
+describe("the embedded list of one last attempt's status code", () => {
+  const after = { createdAt: T0, id: 'req_contract_99999999' };
+  const others = [{}, { status: 'failed' as const }, { queue: 'billing' }, { source: 'api' as const, method: 'POST' as const }, { after }, { from: T0, to: T0 + 1 }];
+
+  it('walks the partial index of last status codes in list order, alone or with other filters and a cursor', async () => {
+    for (const query of others) {
+      const plan = await planOf({ responseStatusCode: 503, ...query });
+      expect(plan, JSON.stringify(query)).toMatch(/^SEARCH requests USING INDEX requests_by_last_status \(project_id=\? AND last_status_code=\?/);
+      expect(plan, JSON.stringify(query)).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+});
+
 // Embedded only: the statuses a claim takes come from the domain's lifecycle, and must still read as the partial
 // index's condition, or every look for due work would scan the whole table.
 describe('the embedded look for due work', () => {

@@ -23,6 +23,14 @@ describe('listQueryOf', () => {
     expect(filterKeyOf(q('queue=billing&cursor=one'))).not.toBe(filterKeyOf(q('queue=billing-eu&cursor=one')));
   });
 
+  it('passes the last status code as a number, and anything else as typed for the API to refuse', () => {
+    expect(listQueryOf(q('response_status_code=503&status=failed'))).toEqual({ response_status_code: 503, status: 'failed' });
+    expect(listQueryOf(q('response_status_code=5xx')).response_status_code).toBe('5xx');
+    expect(listQueryOf(q('response_status_code=')).response_status_code).toBeUndefined();
+    expect(hasFilters(q('response_status_code=500'))).toBe(true);
+    expect(filterKeyOf(q('response_status_code=500&cursor=one'))).not.toBe(filterKeyOf(q('response_status_code=502&cursor=one')));
+  });
+
   it('leaves out empty values and names the list does not know', () => {
     expect(listQueryOf(q('status=&search=&limit=&cursor=&page=3&sort=asc'))).toEqual({});
     expect(listQueryOf(q(''))).toEqual({});

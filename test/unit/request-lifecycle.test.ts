@@ -101,9 +101,21 @@ describe('the request lifecycle', () => {
 
   it('settles an attempt: waits for the retry, or ends the request, as the decision says', () => {
     const r = aRequest({ status: 'delivering', startedAt: T });
-    expect(settleAttempt(r, 1, failure, timing).change.set).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, status: 'queued', dueAt: T + 1_050 });
-    expect(settleAttempt(r, 1, success, timing).change.set).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, status: 'succeeded', completedAt: T + 50, dueAt: null });
+    expect(settleAttempt(r, 1, failure, timing).change.set).toEqual({
+      attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, lastStatusCode: failure.responseStatusCode, status: 'queued', dueAt: T + 1_050,
+    });
+    expect(settleAttempt(r, 1, success, timing).change.set).toEqual({
+      attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, lastStatusCode: 200, status: 'succeeded', completedAt: T + 50, dueAt: null,
+    });
     expect(settleAttempt(r, 1, failure, timing).attempt.retry).toBe(retry);
+  });
+
+  it("keeps the last attempt's status code on the request, and none once an attempt got no response", () => {
+    const answered = aRequest({ status: 'delivering', startedAt: T, attemptCount: 1, lastStatusCode: 503 });
+    const unanswered: AttemptDecision = { ...failure, attemptStatus: 'timed_out', responseStatusCode: null, errorMessage: 'timed out' };
+    expect(settleAttempt(answered, 2, success, timing).change.set.lastStatusCode).toBe(200);
+    expect(settleAttempt(answered, 2, unanswered, timing).change.set.lastStatusCode).toBeNull();
+    expect(applied(answered, settleAttempt(answered, 2, unanswered, timing).change).lastStatusCode).toBeNull();
   });
 
   it("gives the request its first attempt's start, and leaves it alone on later attempts", () => {
@@ -125,7 +137,7 @@ describe('the request lifecycle', () => {
     const r = aRequest({ status: 'cancelled', cancelledAt: T + 20, dueAt: null, startedAt: null });
     for (const decision of [success, failure]) {
       const { attempt, change } = settleAttempt(r, 1, decision, timing);
-      expect(change.set).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10 });
+      expect(change.set).toEqual({ attemptCount: 1, updatedAt: T + 50, startedAt: T + 10, lastStatusCode: decision.responseStatusCode });
       expect(attempt).toMatchObject({ attemptNumber: 1, status: decision.attemptStatus, retry: null });
     }
   });

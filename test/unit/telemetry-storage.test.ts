@@ -149,6 +149,7 @@ describe('embedded backlog', () => {
       completedAt: null,
       cancelledAt: null,
       cancelRequestedAt: null,
+      lastStatusCode: null,
       version: 1,
     };
     const rows: StoredRequest[] = [];

@@ -13,6 +13,7 @@ import { attemptResponses } from './schema/011-attempt-responses.js';
 import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
 import { bulkActions } from './schema/014-bulk-actions.js';
 import { stats } from './schema/015-stats.js';
+import { listLastStatusCode } from './schema/016-list-last-status-code.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   listQueueFlowKeys,
   bulkActions,
   stats,
+  listLastStatusCode,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

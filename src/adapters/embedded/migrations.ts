@@ -249,6 +249,17 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX stats_minutes_by_minute ON stats_minutes (minute);
   `,
+  `
+  -- The status code of the request's last attempt's response, written with each attempt (NULL before the first
+  -- and when the last one got no response), taken from the attempts already recorded.
+  ALTER TABLE requests ADD COLUMN last_status_code INTEGER;
+  UPDATE requests SET last_status_code = (SELECT a.response_status_code FROM attempts a WHERE a.request_id = requests.id
+    ORDER BY a.attempt_number DESC LIMIT 1) WHERE attempt_count > 0;
+  -- The response_status_code filter walks one code's requests in list order and stops after one page. Requests not
+  -- answered yet are not in it, so an accept writes nothing here; an attempt moves its request's entry.
+  CREATE INDEX requests_by_last_status ON requests (project_id, last_status_code, created_at DESC, id DESC)
+    WHERE last_status_code IS NOT NULL;
+  `,
 ];
 
 /**

@@ -48,10 +48,11 @@ export class EmbeddedRequestStore implements RequestStore {
     const [o, idColumn] = byKey ? ['k', 'request_id'] : ['requests', 'id'];
     // Without statistics SQLite takes a creation-time window over the whole project for narrower than one queue's
     // rows in it; the queue index holds the window too, so it never reads more. A schedule's index is narrower still.
-    const byQueue = !byKey && q.queue !== undefined && q.scheduleId === undefined;
-    const from = byKey
-      ? 'request_flow_keys k CROSS JOIN requests ON requests.id = k.request_id'
-      : `requests${byQueue ? ' INDEXED BY requests_by_queue' : ''}`;
+    // A status code's index is taken over the queue's: the list of one failure is what the filter is for.
+    const byStatusCode = !byKey && q.responseStatusCode !== undefined && q.scheduleId === undefined;
+    const byQueue = !byKey && !byStatusCode && q.queue !== undefined && q.scheduleId === undefined;
+    const index = byStatusCode ? ' INDEXED BY requests_by_last_status' : byQueue ? ' INDEXED BY requests_by_queue' : '';
+    const from = byKey ? 'request_flow_keys k CROSS JOIN requests ON requests.id = k.request_id' : `requests${index}`;
     const where = [`${o}.project_id = @projectId`, `(requests.status NOT IN ${TERMINAL_SQL} OR requests.created_at >= @cutoff)`, NOT_WITHDRAWN_SQL];
     const params: Record<string, string | number> = { projectId: q.projectId, cutoff: q.terminalCutoff, limit: q.limit };
     const filter = (clause: string, name: string, value: string | number | undefined) => {
@@ -68,6 +69,7 @@ export class EmbeddedRequestStore implements RequestStore {
     filter('requests.source = @source', 'source', q.source);
     filter('requests.schedule_id = @scheduleId', 'scheduleId', q.scheduleId);
     filter('requests.queue = @queue', 'queue', q.queue);
+    filter('requests.last_status_code = @statusCode', 'statusCode', q.responseStatusCode);
     filter(`${o}.created_at >= @from`, 'from', q.from);
     filter(`${o}.created_at < @to`, 'to', q.to);
     if (q.after !== undefined) {

@@ -1,7 +1,7 @@
 import type { ListRequestsQuery } from '../../../sdk/src/types.js';
 
 /** The filters of `GET /requests` the list page keeps in its address, with the API's own names. */
-export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'queue', 'flow_key', 'schedule_id', 'from', 'to'] as const;
+export const FILTER_NAMES = ['status', 'search', 'method', 'source', 'queue', 'flow_key', 'response_status_code', 'schedule_id', 'from', 'to'] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -19,11 +19,15 @@ export const PAGE_SIZES = ['20', '50', '100'] as const;
 export function listQueryOf(query: URLSearchParams): ListRequestsQuery {
   const out: Record<string, string | number> = {};
   for (const name of [...FILTER_NAMES, 'cursor']) {
+    if (name === 'response_status_code') continue;
     const value = query.get(name);
     if (value !== null && value !== '') out[name] = value;
   }
-  const limit = query.get('limit');
-  if (limit !== null && limit !== '') out.limit = /^\d+$/.test(limit) ? Number(limit) : (limit as unknown as number);
+  // The integer parameters go as numbers when they are digits, and as typed otherwise, for the API to refuse.
+  for (const name of ['limit', 'response_status_code'] as const) {
+    const value = query.get(name);
+    if (value !== null && value !== '') out[name] = /^\d+$/.test(value) ? Number(value) : value;
+  }
   return out as ListRequestsQuery;
 }
 

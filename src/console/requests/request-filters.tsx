@@ -7,7 +7,7 @@ import { STATUSES } from './request-status.js';
 type Draft = Record<FilterName | 'limit', string>;
 type TimeBound = 'from' | 'to';
 
-const EXTRA = ['method', 'source', 'queue', 'flow_key', 'schedule_id', 'from', 'to', 'limit'] as const;
+const EXTRA = ['method', 'source', 'queue', 'flow_key', 'response_status_code', 'schedule_id', 'from', 'to', 'limit'] as const;
 const TIME_BOUNDS: readonly TimeBound[] = ['from', 'to'];
 
 function draftOf(query: URLSearchParams): Draft {
@@ -134,6 +134,19 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
       <div class="extra">
         <label for="f-flow-key">Flow key</label>
         <input id="f-flow-key" placeholder="e.g. vendor:acme" spellcheck={false} autocomplete="off" value={draft.flow_key} onInput={type('flow_key')} />
+      </div>
+      <div class="extra">
+        <label for="f-status-code">Last response code</label>
+        <input
+          id="f-status-code"
+          class="mono"
+          inputMode="numeric"
+          placeholder="e.g. 503"
+          spellcheck={false}
+          autocomplete="off"
+          value={draft.response_status_code}
+          onInput={type('response_status_code')}
+        />
       </div>
       <div class="extra">
         <label for="f-schedule">Schedule</label>

@@ -31,6 +31,8 @@ export function settleAttempt(r: StoredRequest, attemptNumber: number, decision:
   const base = {
     attemptCount: attemptNumber,
     updatedAt: completedAt,
+    // What the last attempt's destination answered, in the same write as the attempt: the list filters on it.
+    lastStatusCode: decision.responseStatusCode,
     ...(attemptNumber === 1 ? { startedAt: timing.startedAt } : {}),
     // Once an attempt ran, no budget holds the request back any more.
     ...(r.waitingFor !== null ? { waitingFor: null } : {}),

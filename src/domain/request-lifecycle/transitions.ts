@@ -58,6 +58,7 @@ export function accepted(who: NewRequestIdentity, d: RequestDefinition, deliverA
     cancelledAt: null,
     cancelRequestedAt: null,
     waitingFor: null,
+    lastStatusCode: null,
     version: 1,
   };
 }

@@ -23,10 +23,12 @@ import {
   MAX_RETRY,
   MAX_SCHEDULE_NAME_BYTES,
   MAX_SEARCH_BYTES,
+  MAX_STATUS_CODE,
   MAX_URL_BYTES,
   MIN_BATCH_ITEMS,
   MIN_INTERVAL_SECONDS,
   MIN_MAX_ATTEMPTS,
+  MIN_STATUS_CODE,
 } from './limits.js';
 import { MAX_BURST } from './budget-limits.js';
 import { formatDuration } from './durations.js';
@@ -199,6 +201,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ListRequestsRequest.schedule_id': { pattern: SCHEDULE_ID_PATTERN },
   'ferry.v1.ListRequestsRequest.queue': QUEUE_RULE,
   'ferry.v1.ListRequestsRequest.flow_key': FLOW_KEY_RULE,
+  'ferry.v1.ListRequestsRequest.response_status_code': { minimum: MIN_STATUS_CODE, maximum: MAX_STATUS_CODE },
   'ferry.v1.ListRequestsRequest.from': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.to': { format: 'date-time' },
   'ferry.v1.ListRequestsRequest.cursor': {},

@@ -23,7 +23,7 @@ export {
   type ValidatedRequest,
   type ValidationOptions,
 } from './request-input.js';
-export { validateListQuery, validatePageSize, type ListQuery, type ListQueryInput } from './list-query.js';
+export { validateListQuery, validatePageSize, validateResponseStatusCode, type ListQuery, type ListQueryInput } from './list-query.js';
 export {
   parseCaptureResponseBodies,
   validateProjectChanges,

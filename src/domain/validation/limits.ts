@@ -48,6 +48,9 @@ export const MAX_MAX_ATTEMPTS = MAX_RETRY + 1;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
 export const MAX_SEARCH_BYTES = 2048;
+/** The status codes a response can have (RFC 9110 section 15): the `response_status_code` filter's range. */
+export const MIN_STATUS_CODE = 100;
+export const MAX_STATUS_CODE = 599;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 

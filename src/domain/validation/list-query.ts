@@ -10,7 +10,7 @@ import {
 } from '../request.js';
 import { parseRfc3339 } from './durations.js';
 import { validateFlowKey } from './flow-keys.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SEARCH_BYTES, utf8Length } from './limits.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SEARCH_BYTES, MAX_STATUS_CODE, MIN_STATUS_CODE, utf8Length } from './limits.js';
 import { validateQueue } from './request-input.js';
 
 export interface ListQueryInput {
@@ -21,7 +21,6 @@ export interface ListQueryInput {
   scheduleId?: string;
   queue?: string;
   flowKey?: string;
-  /** The status code of a request's last attempt. */
   responseStatusCode?: number;
   from?: string;
   to?: string;
@@ -43,7 +42,7 @@ export interface ListQuery {
   queue?: string;
   /** Only requests that name this flow key among their flow keys. */
   flowKey?: string;
-  /** Only requests whose last attempt got a response with this status code. */
+  /** Only requests whose last attempt's response had this status code. */
   responseStatusCode?: number;
   from?: number;
   to?: number;
@@ -69,6 +68,14 @@ export function validatePageSize(limit: number | undefined): number {
   return limit;
 }
 
+/** A status code a response can have: a filter outside them could match nothing. */
+export function validateResponseStatusCode(code: unknown, field = 'response_status_code'): number {
+  if (typeof code !== 'number' || !Number.isInteger(code) || code < MIN_STATUS_CODE || code > MAX_STATUS_CODE) {
+    throw new FerryError('INVALID_FILTER', `${field} must be an integer from ${MIN_STATUS_CODE} to ${MAX_STATUS_CODE}.`, field);
+  }
+  return code;
+}
+
 /** `_now` is part of the signature so time-relative filter rules never change callers. */
 export function validateListQuery(input: ListQueryInput, _now: number): ListQuery {
   const query: ListQuery = { limit: validatePageSize(input.limit) };
@@ -87,14 +94,7 @@ export function validateListQuery(input: ListQueryInput, _now: number): ListQuer
   // Named as a request names them, so a filter refused here is one no request could match.
   if (input.queue !== undefined) query.queue = validateQueue(input.queue, 'queue');
   if (input.flowKey !== undefined) query.flowKey = validateFlowKey(input.flowKey, 'flow_key');
-
-  if (input.responseStatusCode !== undefined) {
-    const code = input.responseStatusCode;
-    if (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599) {
-      throw new FerryError('INVALID_FILTER', 'response_status_code must be an HTTP status code, an integer from 100 to 599.', 'response_status_code');
-    }
-    query.responseStatusCode = code;
-  }
+  if (input.responseStatusCode !== undefined) query.responseStatusCode = validateResponseStatusCode(input.responseStatusCode);
 
   const search = input.search;
   if (search !== undefined && search !== '') {

@@ -59,6 +59,7 @@ export function requestServiceImpl(deps: RequestServiceDeps): ServiceImpl<typeof
         scheduleId: req.scheduleId,
         queue: req.queue,
         flowKey: req.flowKey,
+        responseStatusCode: req.responseStatusCode,
         from: req.from,
         to: req.to,
         cursor: req.cursor,

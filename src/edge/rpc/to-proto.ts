@@ -88,6 +88,7 @@ function summaryFields(r: StoredRequest) {
     createdAt: ts(r.createdAt),
     startedAt: ts(r.startedAt),
     completedAt: ts(r.completedAt),
+    lastResponseStatusCode: r.lastStatusCode ?? undefined,
   };
 }
 

@@ -70,6 +70,7 @@ export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest 
     completedAt: null,
     cancelledAt: null,
     cancelRequestedAt: null,
+    lastStatusCode: null,
     version: 1,
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredRequest } from '../../../src/domain/request.js';
-import type { RequestListQuery } from '../../../src/ports/requests.js';
-import { PROJECT_A, PROJECT_B, T0, aRequest, nextScheduleId, useBackend, type BackendFactory } from './harness.js';
+import type { Claim, RequestListQuery, RequestStore } from '../../../src/ports/requests.js';
+import { PROJECT_A, PROJECT_B, T0, aRequest, anAttempt, nextScheduleId, settled, useBackend, type BackendFactory } from './harness.js';
 
 const MINUTE = 60_000;
 
@@ -118,6 +118,60 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
       }
     });
 
+    it("lists by the last attempt's status code as attempts change it, with other filters and paging", async () => {
+      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 100, scheduleAllowance: 1, retentionDays: 30, captureResponseBodies: true, createdAt: T0 };
+      // With the project known, a request that ends gets its time to live, and its list entry is written again.
+      await backend().projects.createProject(project);
+      const at = (m: number, overrides: Partial<StoredRequest> = {}) => aRequest({ createdAt: T0 + m * MINUTE, dueAt: T0 + m * MINUTE, ...overrides });
+      const [a, b, c, d, e] = [at(0), at(1), at(2), at(3), at(4)];
+      const never = at(5, { dueAt: T0 + 1_000 * MINUTE });
+      const elsewhere = at(6, { projectId: PROJECT_B });
+      await store().insertMany([a!, b!, c!, d!, e!, never, elsewhere]);
+
+      // Each attempt's code, or null for none, and whether it ends the request; two rounds of claims.
+      type Outcome = readonly [code: number | null, ends: boolean];
+      const rounds: ReadonlyArray<ReadonlyMap<StoredRequest, Outcome>> = [
+        new Map<StoredRequest, Outcome>([[a!, [500, false]], [b!, [200, true]], [c!, [500, false]], [d!, [500, false]], [e!, [503, true]], [elsewhere, [500, true]]]),
+        new Map<StoredRequest, Outcome>([[a!, [500, true]], [c!, [200, true]], [d!, [null, false]]]),
+      ];
+      for (const [i, round] of rounds.entries()) {
+        const now = T0 + (10 + i * 10) * MINUTE;
+        const claims = await claimAll(store(), [...round.keys()].map((r) => r.id), now);
+        for (const [r, [code, ends]] of round) {
+          const attempt = anAttempt(r.id, i + 1, code === null ? { status: 'timed_out', responseStatusCode: null } : { status: code < 300 ? 'succeeded' : 'failed', responseStatusCode: code });
+          const status = !ends ? 'queued' : code !== null && code < 300 ? 'succeeded' : 'failed';
+          const patch = { status, attemptCount: i + 1, updatedAt: now, lastStatusCode: code, dueAt: ends ? null : now + 5 * MINUTE, ...(ends ? { completedAt: now } : {}) } as const;
+          await store().recordAttempt(claims.get(r.id)!, settled(attempt, patch));
+        }
+      }
+
+      const idsOf = (rs: StoredRequest[]) => rs.map((r) => r.id);
+      expect((await store().get(PROJECT_A, d!.id))?.lastStatusCode).toBeNull();
+      expect((await store().get(PROJECT_A, a!.id))?.lastStatusCode).toBe(500);
+      expect((await store().get(PROJECT_A, never.id))?.lastStatusCode).toBeNull();
+      expect(await ids({ responseStatusCode: 500 })).toEqual([a!.id]);
+      expect(await ids({ responseStatusCode: 200 })).toEqual(idsOf([c!, b!]));
+      expect(await ids({ responseStatusCode: 503 })).toEqual([e!.id]);
+      expect(await ids({ responseStatusCode: 404 })).toEqual([]);
+      expect(await ids({ responseStatusCode: 500, status: 'failed' })).toEqual([a!.id]);
+      expect(await ids({ responseStatusCode: 500, status: 'queued' })).toEqual([]);
+      expect(await ids({ responseStatusCode: 200, status: 'succeeded', method: 'POST', source: 'api', queue: 'default' })).toEqual(idsOf([c!, b!]));
+      expect(await ids({ responseStatusCode: 200, from: T0 + 2 * MINUTE })).toEqual([c!.id]);
+      expect(await ids({ responseStatusCode: 200, id: b!.id })).toEqual([b!.id]);
+      expect(await ids({ responseStatusCode: 500, id: c!.id })).toEqual([]);
+      expect(await ids({ responseStatusCode: 500, terminalCutoff: T0 + 100 * MINUTE })).toEqual([]);
+
+      const paged: string[] = [];
+      let after: StoredRequest | undefined;
+      for (;;) {
+        const page = await store().list({ projectId: PROJECT_A, responseStatusCode: 200, terminalCutoff: 0, limit: 1, after });
+        paged.push(...page.map((r) => r.id));
+        if (page.length < 1) break;
+        after = page.at(-1);
+      }
+      expect(paged).toEqual(idsOf([c!, b!]));
+    });
+
     it('finds URL fragments case-insensitively and takes %, _ and \\ literally', async () => {
       const mixed = aRequest({ url: 'https://Hooks.Example.COM/Orders/Paid' });
       const percent = aRequest({ url: 'https://example.com/sale?off=50%25&tag=100%' });
@@ -187,4 +241,16 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
 
 function newestFirst(a: StoredRequest, b: StoredRequest): number {
   return b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/** Claims of exactly these requests, due at `now`: a backend may hand its due requests out over several calls. */
+async function claimAll(store: RequestStore, ids: readonly string[], now: number): Promise<Map<string, Claim>> {
+  const claims = new Map<string, Claim>();
+  await expect
+    .poll(async () => {
+      for (const c of await store.claimDue(now, 100, now + 60_000)) claims.set(c.request.id, c);
+      return [...claims.keys()].sort();
+    }, { timeout: 15_000 })
+    .toEqual([...ids].sort());
+  return claims;
 }

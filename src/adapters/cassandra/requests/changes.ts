@@ -9,7 +9,7 @@ import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.
 import type { TimerEngine } from '../timers/engine.js';
 import type { StoredAs } from './claim.js';
 import type { RequestExpiry } from './expiry.js';
-import { REQUEST_BATCHES, insertAttempt } from './rows.js';
+import { REQUEST_BATCHES, insertAttempt, listEntryStatusCode } from './rows.js';
 import { timerChange, type RequestTimer } from './timers.js';
 
 /** One change's statements, all at its owner timestamp. */
@@ -111,7 +111,7 @@ export class RequestChanges {
     if (add !== null) await this.timers.write(add);
     // An ended request gets its time to live in the change itself where it can; otherwise a rewrite follows.
     const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
-    const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : [insertAttempt(this.session, attempt, stamp)])];
+    const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : this.attemptWrites(attempt, current, next, stamp))];
     await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
     this.changed(next, basis);
     if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
@@ -145,6 +145,12 @@ export class RequestChanges {
     const [only] = statements;
     if (statements.length === 1) await this.session.execute(only!.query, only!.params ?? [], during, { idempotent: true });
     else await this.session.batch(statements, during, { logged: false, idempotent: true });
+  }
+
+  /** The attempt's row, and its status code in the request's list entry, where the list's filter finds it. */
+  private attemptWrites(attempt: AttemptRecord, current: StoredRequest, next: StoredRequest, stamp: bigint): Statement[] {
+    const entry = listEntryStatusCode(this.session, next, current, stamp);
+    return entry === null ? [insertAttempt(this.session, attempt, stamp)] : [insertAttempt(this.session, attempt, stamp), entry];
   }
 
   /**

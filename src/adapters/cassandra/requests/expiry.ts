@@ -58,7 +58,7 @@ export class RequestExpiry {
   ) {
     this.selectRetention = `SELECT retention_days FROM ${session.table('projects')} WHERE id = ?`;
     this.insertListEntry = `INSERT INTO ${session.table('requests_by_project')} (${LIST_ENTRY_COLUMNS.join(', ')})
-        VALUES (${LIST_ENTRY_COLUMNS.map(() => '?').join(', ')}) USING TTL ?`;
+        VALUES (${LIST_ENTRY_COLUMNS.map(() => '?').join(', ')}) USING TTL ? AND TIMESTAMP ?`;
     const requests = session.table('requests');
     this.updateRequest = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${[...REQUEST_COLUMNS.filter((c) => c !== 'id'), 'cancel_asked_at', 'body'].map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
     this.updateAttempt = `UPDATE ${requests} USING TTL ? AND TIMESTAMP ? SET ${ATTEMPT_COLUMNS.slice(1).map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND attempt_number = ?`;
@@ -114,8 +114,9 @@ export class RequestExpiry {
     const listEntry: Statement = {
       query: this.insertListEntry,
       // Every column: a cell not written again with the TTL would keep the entry alive after the rest expired. An
-      // entry written before entries carried the schedule, queue and flow keys gets them here.
-      params: [...listEntryValues(r), ttl],
+      // entry written before entries carried the schedule, queue and flow keys gets them here. At the owner's
+      // stamp, as the attempts' status codes were written (`listEntryStatusCode`): above every one of them.
+      params: [...listEntryValues(r), ttl, t],
     };
     return { statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 };
   }

@@ -21,7 +21,7 @@ const HISTORY_AT_ONCE = 20;
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
 
-/** The copy of a request's immutable, filterable fields in `requests_by_project`. */
+/** The copy of a request's filterable fields in `requests_by_project`: the immutable ones and the last status code. */
 interface ListEntry {
   readonly createdAt: number;
   readonly id: string;
@@ -34,6 +34,8 @@ interface ListEntry {
   readonly queue: string | null;
   /** As the request keeps them (`flowKeysColumn`): null for none, and when `queue` is null, unknown. */
   readonly flowKeys: string | null;
+  /** The last attempt's status code, written with each attempt (see `listEntryStatusCode`); null when none. */
+  readonly lastStatusCode: number | null;
 }
 
 /** The list: walks a project's days newest first, filters on the list entries, then fetches the requests. */
@@ -48,7 +50,7 @@ export class RequestList {
     this.selectDays = `SELECT day FROM ${session.table('project_days')}
       WHERE project_id = ? AND day < ? AND day >= ? LIMIT ?`;
     // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
-    this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id, queue, flow_keys FROM ${session.table('requests_by_project')}
+    this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id, queue, flow_keys, last_status_code FROM ${session.table('requests_by_project')}
       WHERE project_id = ? AND day = ? AND (created_at, id) < (?, ?) AND (created_at) >= (?) LIMIT ?`;
   }
 
@@ -139,19 +141,21 @@ function entryFromRow(row: Record<string, unknown>): ListEntry {
   return {
     createdAt: millis(row['created_at'])!,
     id: row['id'] as string,
-    urlLower: row['url_lower'] as string,
+    // Empty for what is left of an entry whose other cells expired before a late status code: its request is gone too.
+    urlLower: (row['url_lower'] as string | null) ?? '',
     method: row['method'] as string,
     source: row['source'] as string,
     scheduleId: (row['schedule_id'] as string | null) ?? null,
     queue: (row['queue'] as string | null) ?? null,
     flowKeys: (row['flow_keys'] as string | null) ?? null,
+    lastStatusCode: (row['last_status_code'] as number | null) ?? null,
   };
 }
 
 /** The entry `r` has, or would have, in the list. */
 function entryOf(r: StoredRequest): ListEntry {
-  const { createdAt, id, method, source, scheduleId, queue } = r;
-  return { createdAt, id, urlLower: lowerUrl(r.url), method, source, scheduleId, queue, flowKeys: flowKeysColumn(r.flowKeys) };
+  const { createdAt, id, method, source, scheduleId, queue, lastStatusCode } = r;
+  return { createdAt, id, urlLower: lowerUrl(r.url), method, source, scheduleId, queue, flowKeys: flowKeysColumn(r.flowKeys), lastStatusCode };
 }
 
 /**
@@ -163,7 +167,9 @@ function matches(e: ListEntry, q: RequestListQuery): boolean | undefined {
   const own =
     (q.method === undefined || e.method === q.method) &&
     (q.source === undefined || e.source === q.source) &&
-    (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains)));
+    (q.urlContains === undefined || e.urlLower.includes(lowerUrl(q.urlContains))) &&
+    // Written with the attempt that set it, so an entry without one belongs to a request without one.
+    (q.responseStatusCode === undefined || e.lastStatusCode === q.responseStatusCode);
   if (!own) return false;
   let sure = true;
   if (q.queue !== undefined || q.flowKey !== undefined) {
@@ -182,7 +188,7 @@ function matches(e: ListEntry, q: RequestListQuery): boolean | undefined {
 
 /**
  * The filters that need the request itself; the schedule, queue and flow key are checked again for entries that
- * could not tell. An occurrence withdrawn before its instant never existed, so it is never listed.
+ * could not tell, and the status code for an entry that lags behind its request's latest attempt. An occurrence withdrawn before its instant never existed, so it is never listed.
  */
 function visible(r: StoredRequest, q: RequestListQuery): boolean {
   return (
@@ -191,6 +197,7 @@ function visible(r: StoredRequest, q: RequestListQuery): boolean {
     (q.scheduleId === undefined || r.scheduleId === q.scheduleId) &&
     (q.queue === undefined || r.queue === q.queue) &&
     (q.flowKey === undefined || r.flowKeys.includes(q.flowKey)) &&
+    (q.responseStatusCode === undefined || r.lastStatusCode === q.responseStatusCode) &&
     !(isTerminal(r.status) && r.createdAt < q.terminalCutoff)
   );
 }

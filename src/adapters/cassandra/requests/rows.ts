@@ -19,7 +19,7 @@ export const REQUEST_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'content_type', 'max_attempts', 'timeout_seconds', 'queue',
   'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
-  'version', 'flow_keys', 'waiting_for',
+  'version', 'flow_keys', 'waiting_for', 'last_status_code',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -156,6 +156,7 @@ function requestFromRow(row: types.Row): StoredRequest {
     version: row['version'] as number,
     flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
     waitingFor: waitingForFromColumn(row['waiting_for'] as string | null),
+    lastStatusCode: (row['last_status_code'] as number | null) ?? null,
   };
 }
 
@@ -208,7 +209,7 @@ export function requestValues(r: StoredRequest): unknown[] {
     r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
-    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor),
+    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor), r.lastStatusCode,
   ];
   return values.map((v) => v ?? types.unset);
 }
@@ -221,13 +222,43 @@ export function insertBody(session: CassandraSession, id: string, body: Uint8Arr
   };
 }
 
-/** The columns of a list entry in `requests_by_project`: its key, then the immutable fields the list filters on. */
-export const LIST_ENTRY_COLUMNS = ['project_id', 'day', 'created_at', 'id', 'url_lower', 'method', 'source', 'schedule_id', 'queue', 'flow_keys'] as const;
+/**
+ * The columns of a list entry in `requests_by_project`: its key, the immutable fields the list filters on, and the
+ * last attempt's status code, which each attempt changes (see `listEntryStatusCode`).
+ */
+export const LIST_ENTRY_COLUMNS = [
+  'project_id', 'day', 'created_at', 'id', 'url_lower', 'method', 'source', 'schedule_id', 'queue', 'flow_keys', 'last_status_code',
+] as const;
 
-/** The values of `LIST_ENTRY_COLUMNS`, in order; absent ones are left unset, so nothing writes a tombstone. */
+/**
+ * The values of `LIST_ENTRY_COLUMNS`, in order; absent ones are left unset, so nothing writes a tombstone, but for
+ * a status code an attempt may have written before (see `lastStatusCodeValue`).
+ */
 export function listEntryValues(r: StoredRequest): unknown[] {
   const values = [r.projectId, dayOf(r.createdAt), r.createdAt, r.id, lowerUrl(r.url), r.method, r.source, r.scheduleId, r.queue, flowKeysColumn(r.flowKeys)];
-  return values.map((v) => v ?? types.unset);
+  return [...values.map((v) => v ?? types.unset), lastStatusCodeValue(r)];
+}
+
+/**
+ * The entry's `last_status_code` as `r` has it: null (a tombstone over an earlier attempt's code) once an attempt
+ * ran without a response, unset while none ran, so a new entry writes no tombstone.
+ */
+function lastStatusCodeValue(r: StoredRequest): number | null | typeof types.unset {
+  return r.lastStatusCode ?? (r.attemptCount > 0 ? null : types.unset);
+}
+
+/**
+ * The status code of the attempt just recorded on `next`, into its list entry, at the change's owner timestamp:
+ * the entry's key never changes, so the list finds it where it was, with the new code. A null is written only over
+ * a code this process knew of (`before`); the end of the request writes the whole entry again (`RequestExpiry`).
+ */
+export function listEntryStatusCode(session: CassandraSession, next: StoredRequest, before: StoredRequest, stamp: bigint): Statement | null {
+  if (next.lastStatusCode === null && before.lastStatusCode === null) return null;
+  return {
+    query: `UPDATE ${session.table('requests_by_project')} USING TIMESTAMP ? SET last_status_code = ?
+      WHERE project_id = ? AND day = ? AND created_at = ? AND id = ?`,
+    params: [timestampValue(stamp), next.lastStatusCode, next.projectId, dayOf(next.createdAt), next.createdAt, next.id],
+  };
 }
 
 /** The list entry of a new request, with the immutable fields the list filters on. */
