@@ -34,7 +34,7 @@ describe('gateway response bodies', () => {
     const res = await call(h, 'GET', '/requests/req_1');
     expect(res.body.data).toEqual({
       id: 'req_1', replayed_from_request_id: null, schedule_id: null, url: 'https://example.com/', method: 'POST', queue: 'default',
-      flow_keys: [], status: 'failed', waiting_for: null, scheduled_at: null, created_at: '2030-01-02T03:04:05.678Z', started_at: '2030-01-02T03:04:06.678Z',
+      flow_keys: [], status: 'failed', waiting_for: null, last_response_status_code: null, scheduled_at: null, created_at: '2030-01-02T03:04:05.678Z', started_at: '2030-01-02T03:04:06.678Z',
       completed_at: '2030-01-02T03:04:07.678Z', max_attempts: 2, timeout_seconds: 50, metadata: { k: 'v' }, content_type: 'text/plain',
       headers: { Authorization: '[REDACTED]' }, updated_at: '2030-01-02T03:04:07.678Z', cancelled_at: null,
       attempts: [
