@@ -26,6 +26,7 @@ const BACKEND_AGNOSTIC = [
   'test/api/sdk-webhooks.test.ts',
   'test/api/tls.test.ts',
   'test/api/unknown-routes.test.ts',
+  'test/browser/console-failures.test.ts',
   'test/browser/console-layout.test.ts',
   'test/browser/console-shell.test.ts',
 ];

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { FLOW_KEYS, QUEUES } from './flow/budget-kind.js';
 import { BudgetPage } from './flow/budget-page.js';
 import { BudgetsPage } from './flow/budgets-page.js';
+import { FailuresPage } from './failures/failures-page.js';
 import { OverviewPage } from './overview/overview-page.js';
 import { RequestPage } from './requests/request-page.js';
 import { RequestsPage } from './requests/requests-page.js';
@@ -62,6 +63,9 @@ export function App() {
           <NavLink route={route} to={{ page: 'requests', query: new URLSearchParams() }} also={['request']}>
             Requests
           </NavLink>
+          <NavLink route={route} to={{ page: 'failures', query: new URLSearchParams() }}>
+            Failures
+          </NavLink>
           <NavLink route={route} to={{ page: 'send' }}>
             Send
           </NavLink>
@@ -103,6 +107,8 @@ function Page({ route }: { route: Route }) {
       return <RequestsPage query={route.query} />;
     case 'request':
       return <RequestPage id={route.id} />;
+    case 'failures':
+      return <FailuresPage query={route.query} />;
     case 'send':
       return <SendPage />;
     case 'schedules':

@@ -19,6 +19,7 @@ describe('console routes', () => {
     expect(parseRoute('#/queues/default')).toEqual({ page: 'queue', name: 'default' });
     expect(plainOf(parseRoute('#/flow-keys?cursor=abc'))).toEqual({ page: 'flow-keys', query: [['cursor', 'abc']] });
     expect(parseRoute('#/flow-keys/vendor:acme')).toEqual({ page: 'flow-key', name: 'vendor:acme' });
+    expect(plainOf(parseRoute('#/failures?queue=billing'))).toEqual({ page: 'failures', query: [['queue', 'billing']] });
   });
 
   it('leads an empty fragment to the overview, and anything it does not know to the requests list', () => {
@@ -38,6 +39,7 @@ describe('console routes', () => {
   it('writes the fragment of every place', () => {
     expect(hrefOf({ page: 'overview' })).toBe('#/');
     expect(hrefOf({ page: 'requests', query: new URLSearchParams() })).toBe('#/requests');
+    expect(hrefOf({ page: 'failures', query: new URLSearchParams({ queue: 'billing', flow_key: '' }) })).toBe('#/failures?queue=billing');
     expect(hrefOf({ page: 'requests', query: new URLSearchParams({ status: 'failed' }) })).toBe('#/requests?status=failed');
     expect(hrefOf({ page: 'request', id: 'req_1' })).toBe('#/requests/req_1');
     expect(hrefOf({ page: 'send' })).toBe('#/send');

@@ -37,9 +37,10 @@ function paramsOf(draft: Draft): { params: URLSearchParams } | { bound: TimeBoun
 /**
  * Every filter of `GET /requests`, kept in the address (`#/requests?status=failed&search=hooks`) so that a view
  * can be bookmarked and shared. Choices apply at once; the search and the time bounds apply on Enter or Apply.
- * Changing a filter always starts again from the newest page.
+ * Changing a filter always starts again from the newest page. The failures view (`page` `failures`) shows the
+ * same filters but the status, which it fixes at `failed`.
  */
-export function RequestFilters({ query }: { query: URLSearchParams }) {
+export function RequestFilters({ query, page = 'requests' }: { query: URLSearchParams; page?: 'requests' | 'failures' }) {
   const [draft, setDraft] = useState(() => draftOf(query));
   const [problem, setProblem] = useState<{ bound: TimeBound; message: string } | null>(null);
   // On a phone the rarer filters fold away behind a button, unless one of them is in use.
@@ -70,7 +71,7 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
       return;
     }
     setProblem(null);
-    navigate({ page: 'requests', query: built.params });
+    navigate({ page, query: built.params });
   };
   const choose = (name: FilterName | 'limit') => (event: Event) => {
     const next = { ...draft, [name]: (event.currentTarget as HTMLSelectElement).value };
@@ -84,7 +85,7 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
     <form
       class={`filters request-filters${more ? ' show-more' : ''}`}
       role="search"
-      aria-label="Filter requests"
+      aria-label={page === 'failures' ? 'Filter failures' : 'Filter requests'}
       onSubmit={(event) => {
         event.preventDefault();
         apply(draft);
@@ -94,17 +95,19 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
         <label for="f-search">Search</label>
         <input id="f-search" type="search" placeholder="req_… ID or part of the URL" value={draft.search} onInput={type('search')} />
       </div>
-      <div>
-        <label for="f-status">Status</label>
-        <select id="f-status" value={draft.status} onChange={choose('status')}>
-          <option value="">Any</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </div>
+      {page === 'failures' ? null : (
+        <div>
+          <label for="f-status">Status</label>
+          <select id="f-status" value={draft.status} onChange={choose('status')}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       <div class="extra">
         <label for="f-method">Method</label>
         <select id="f-method" value={draft.method} onChange={choose('method')}>
@@ -174,7 +177,7 @@ export function RequestFilters({ query }: { query: URLSearchParams }) {
         <button type="submit" class="primary">
           Apply
         </button>
-        <button type="button" onClick={() => navigate({ page: 'requests', query: new URLSearchParams() })}>
+        <button type="button" onClick={() => navigate({ page, query: new URLSearchParams() })}>
           Clear
         </button>
       </div>

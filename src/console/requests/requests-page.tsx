@@ -1,5 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { RequestSummary } from '../../../sdk/src/types.js';
+import { BulkBar } from '../bulk/bulk-bar.js';
+import { bulkFilterOf } from '../bulk/bulk-words.js';
 import { holdReasonText, kindText } from '../flow/budget-words.js';
 import { useSession } from '../shell/context.js';
 import { hrefOf, navigate } from '../shell/router.js';
@@ -27,6 +29,7 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
 
   const polled = usePolled(async () => await api.reads.requests.list(listQueryOf(query)), [queryText], { everyMs: LIVE_EVERY_MS });
   const list = polled.data;
+  const filter = useMemo(() => bulkFilterOf(query), [filterKey]);
 
   const goTo = (nextCursor: string) => {
     const next = new URLSearchParams(query);
@@ -47,6 +50,10 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
         </span>
       </div>
       <RequestFilters query={query} />
+      <details class="bulk-toggle">
+        <summary>Replay or cancel all matching</summary>
+        <BulkBar filter={filter} kinds={['replay', 'cancel']} />
+      </details>
       {polled.error ? <ErrorNotice error={polled.error} /> : null}
       {list === null ? (
         polled.error ? null : <p class="muted">Loading…</p>

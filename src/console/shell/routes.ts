@@ -2,11 +2,12 @@
  * The console's places, kept in the URL's fragment so that every page can be bookmarked, reloaded and shared
  * without the server knowing the console's routes: `#/` (the overview), `#/requests?status=failed`, `#/requests/<id>`, `#/send`,
  * `#/schedules`, `#/schedules/new`, `#/schedules/<id>`, `#/queues`, `#/queues/<name>`, `#/flow-keys`,
- * `#/flow-keys/<key>`.
+ * `#/flow-keys/<key>`, `#/failures?queue=billing`.
  */
 export type Route =
   | { readonly page: 'overview' }
   | { readonly page: 'requests'; readonly query: URLSearchParams }
+  | { readonly page: 'failures'; readonly query: URLSearchParams }
   | { readonly page: 'request'; readonly id: string }
   | { readonly page: 'send' }
   | { readonly page: 'schedules'; readonly query: URLSearchParams }
@@ -23,6 +24,7 @@ export function parseRoute(hash: string): Route {
   const query = new URLSearchParams(search);
   if (parts.length === 0) return { page: 'overview' };
   if (parts[0] === 'requests' && parts[1] !== undefined) return { page: 'request', id: parts[1] };
+  if (parts[0] === 'failures') return { page: 'failures', query };
   if (parts[0] === 'send') return { page: 'send' };
   if (parts[0] === 'schedules' && parts[1] === 'new') return { page: 'new-schedule' };
   if (parts[0] === 'schedules' && parts[1] !== undefined) return { page: 'schedule', id: parts[1] };
@@ -61,6 +63,7 @@ export function hrefOf(route: Route): string {
     case 'new-schedule':
       return '#/schedules/new';
     case 'requests':
+    case 'failures':
     case 'schedules':
     case 'queues':
     case 'flow-keys': {
