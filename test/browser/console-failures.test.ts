@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { Api, eventually } from '../support/api-client.js';
+import { eventually, type Api } from '../support/api-client.js';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
 import { NARROW, signIn, useConsoleBrowser } from '../support/console-browser.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
@@ -82,7 +82,10 @@ describe('the failures view and bulk replay and cancel in the console', () => {
     await confirmation.getByRole('button', { name: 'Replay 2 requests' }).click();
     const progress = bulk.getByRole('region', { name: /^Bulk action bulk_/ });
     await expect.poll(() => progress.getByRole('status').textContent(), { timeout: 30_000 }).toBe('Completed: 2 of 2 requests replayed');
-    expect(await progress.locator('progress').evaluate((el: HTMLProgressElement) => [el.value, el.max])).toEqual([2, 2]);
+    expect(await progress.locator('progress').evaluate((el) => {
+      const bar = el as unknown as { value: number; max: number };
+      return [bar.value, bar.max];
+    })).toEqual([2, 2]);
     await dest.waitForRequests('/ledger', 3 + 1 + 2, 20_000);
     // The selection was used up; the originals stay failed, and their replays, delivered, are no failures.
     expect(await page.getByRole('checkbox', { checked: true }).count()).toBe(0);
@@ -114,7 +117,8 @@ describe('the failures view and bulk replay and cancel in the console', () => {
     await expect.poll(() => narrow.page.locator('table.failures tbody td.excerpt').first().textContent(), { timeout: 15_000 }).toContain('ledger unavailable');
     await narrow.screenshot('failures-narrow');
     expect(await narrow.page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
-    const cellsOutside = await narrow.page.evaluate(`[...document.querySelectorAll('table.failures td')]
+    await expect.poll(() => narrow.page.locator('.recent-bulk tbody tr').count()).toBe(2);
+    const cellsOutside = await narrow.page.evaluate(`[...document.querySelectorAll('table.failures td, .recent-bulk td')]
       .map((td) => td.getBoundingClientRect())
       .filter((r) => r.left < 0 || r.right > window.innerWidth).length`);
     expect(cellsOutside).toBe(0);

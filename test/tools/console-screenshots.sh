@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-shown=(requests-list request-attempts-retry send-form schedules-list schedule-preview-dst schedule-edit-timing requests-narrow sign-in-wrong-key flow-keys-list flow-key-slowed request-held)
+shown=(requests-list request-attempts-retry send-form schedules-list schedule-preview-dst schedule-edit-timing requests-narrow sign-in-wrong-key flow-keys-list flow-key-slowed request-held failures-replay-confirm failures-bulk-done)
 
 dir="$(mktemp -d)"
 npm run --silent build

@@ -43,16 +43,16 @@ export function RecentBulkActions({ version }: { version: number }) {
             <tbody>
               {items.map((a: BulkAction) => (
                 <tr key={a.id}>
-                  <td>
+                  <td class="bulk-id">
                     <code>{a.id}</code>
                   </td>
                   <td class="progress-cell">
                     <Progress action={a} compact />
                   </td>
-                  <td>
+                  <td class="created">
                     <Time value={a.created_at} />
                   </td>
-                  <td>
+                  <td class="ended">
                     <Time value={a.completed_at} />
                   </td>
                 </tr>

@@ -1,5 +1,5 @@
 import type { Attempt, RequestDetail } from '../../../sdk/src/types.js';
-import { finalReasonWords } from '../requests/attempt-response.js';
+import { finalReasonWords } from '../requests/final-reason.js';
 
 /** How much of the last body a row of the failures view shows; the request's page shows the whole kept excerpt. */
 export const EXCERPT_CHARS = 120;

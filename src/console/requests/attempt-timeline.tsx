@@ -1,7 +1,8 @@
 import type { Attempt, RequestDetail } from '../../../sdk/src/types.js';
 import { StatusBadge } from '../ui/status-badge.js';
 import { Time } from '../ui/time.js';
-import { AttemptResponse, finalReasonText } from './attempt-response.js';
+import { AttemptResponse } from './attempt-response.js';
+import { finalReasonText } from './final-reason.js';
 import { durationText } from './durations.js';
 import { RetryDecision } from './retry-decision.js';
 
