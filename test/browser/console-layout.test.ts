@@ -27,11 +27,11 @@ describe('the console at work: keyboard, narrow screens, times and IDs', () => {
     await c.page.keyboard.press('Enter');
     await c.page.getByRole('navigation', { name: 'Sections' }).waitFor();
     const reached: string[] = [];
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 9; i++) {
       await c.page.keyboard.press('Tab');
       reached.push(await c.page.evaluate('document.activeElement ? document.activeElement.textContent.trim() : ""'));
     }
-    expect(reached).toEqual(expect.arrayContaining(['Requests', 'Send', 'Schedules', 'Sign out']));
+    expect(reached).toEqual(expect.arrayContaining(['Requests', 'Failures', 'Send', 'Schedules', 'Sign out']));
     // A focused link opens with Enter: the focus is on a real link, not a clickable box.
     await c.page.getByRole('link', { name: 'Schedules', exact: true }).focus();
     await c.page.keyboard.press('Enter');
