@@ -153,4 +153,24 @@ describe('the failures view and bulk replay and cancel in the console', () => {
     expect(c.problems()).toEqual([]);
     await c.close();
   });
+
+  it('shows a refused filter as the API put it, at the bulk action too, and starts nothing', async () => {
+    const p = await f.newProject();
+    const c = await browser.openConsole(f.ferry.baseUrl);
+    const { page } = c;
+    await signIn(page, p.apiKey);
+    // A hand-edited address: the code is no number, for the API to refuse rather than the console to drop.
+    await goTo(page, '#/failures?response_status_code=5xx');
+    const bulk = page.getByRole('region', { name: 'Bulk actions' });
+    await bulk.getByRole('button', { name: 'Replay all matching' }).click();
+    const refusal = bulk.getByRole('alert');
+    await expect.poll(() => refusal.textContent(), { timeout: 15_000 }).toContain('Ferry refused the input (422');
+    expect(await refusal.textContent()).toContain('response_status_code');
+    expect(await bulk.getByRole('alertdialog').count()).toBe(0);
+    const actions = await p.api.call<{ items: unknown[] }>('GET', '/bulk-actions');
+    expect(actions.body.data.items).toEqual([]);
+    // The browser reports each refused call as a console error; those are the answers asked for here.
+    expect(c.problems().filter((problem) => !problem.includes('status of 422'))).toEqual([]);
+    await c.close();
+  });
 });
