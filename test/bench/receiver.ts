@@ -32,8 +32,12 @@ function header(value: string | string[] | undefined): string | undefined {
  * little as a receiver can; the scriptable destination of the tests (`test/support/destination.ts`) records every
  * header and byte and costs about a third more per call.
  */
-/** `responseBytes`: a body of that many bytes with every answer (default none), for what keeping bodies costs. */
-export async function startReceiver(responseBytes = 0): Promise<Receiver> {
+/**
+ * `responseBytes`: a body of that many bytes with every answer (default none), for what keeping bodies costs.
+ * `statusOf`: the status answered on a path (200 unless it says otherwise), asked at every call, so a destination
+ * can be down for a while and then recover.
+ */
+export async function startReceiver(responseBytes = 0, statusOf: (path: string) => number = () => 200): Promise<Receiver> {
   const answer = Buffer.alloc(responseBytes, 0x61);
   const certificate = sharedSelfSignedCertificate();
   const arrivals: Arrival[] = [];
@@ -42,7 +46,7 @@ export async function startReceiver(responseBytes = 0): Promise<Receiver> {
     const path = (req.url ?? '').split('?')[0]!;
     arrivals.push({ path, requestId: header(req.headers['service-request-id']), scheduleId: header(req.headers['service-schedule-id']), receivedAt });
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-length': String(answer.length) }).end(answer));
+    req.on('end', () => res.writeHead(statusOf(path), { 'content-length': String(answer.length) }).end(answer));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
