@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AcceptRequests } from '../app/accept-requests.js';
 import type { RequestPlacement } from '../app/accept-plan.js';
 import type { AllowanceLeases } from '../app/allowance-leases.js';
@@ -12,6 +13,17 @@ import type { Backend } from '../ports/backend.js';
 import { BulkActionRunner } from '../workers/bulk/bulk-runner.js';
 import type { WorkPlacement } from '../workers/placement/work-placement.js';
 import { log } from './log.js';
+
+/** The main thread's delay p99 since the previous call, in milliseconds (`BulkPace`'s signal). */
+function mainThreadDelay(): () => number {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return () => {
+    const p99 = histogram.count === 0 ? 0 : histogram.percentile(99) / 1e6;
+    histogram.reset();
+    return p99;
+  };
+}
 
 /**
  * The replays of a batch whose item keys a process that died still holds are taken over after ten seconds, and a
@@ -47,6 +59,7 @@ export function bulkActionRunner(
     clock,
     owns: shards === undefined ? () => true : (id) => shards().includes(shardOf(id, shardCount)),
     log,
+    loadDelay: mainThreadDelay(),
     options: { batchSize: config.bulk.batchSize, pauseMs: config.bulk.pauseMs, pollMs: config.delivery.idlePollMs, retryMs: BULK_RETRY_MS },
   });
 }

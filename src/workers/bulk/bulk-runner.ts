@@ -4,6 +4,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { BulkActionStore, RunningBulkAction } from '../../ports/bulk-actions.js';
 import type { ProjectStore } from '../../ports/projects.js';
 import type { PlacementLog } from '../placement/work-placement.js';
+import { BulkPace, DEFAULT_PACE, type LoadDelay } from './bulk-pace.js';
 
 export interface BulkRunnerOptions {
   /** Requests acted on per batch: progress is stored after each. */
@@ -25,6 +26,8 @@ export interface BulkRunnerParts {
   readonly owns: (bulkId: string) => boolean;
   readonly log: PlacementLog;
   readonly options: BulkRunnerOptions;
+  /** The main thread's delay since the last call (see `BulkPace`); none: the configured pause only. */
+  readonly loadDelay?: LoadDelay;
 }
 
 /**
@@ -102,6 +105,7 @@ export class BulkActionRunner {
   private async run(entry: RunningBulkAction): Promise<void> {
     const { store, batches, projects, clock, options, log } = this.p;
     const signal = this.stopping.signal;
+    const pace = new BulkPace({ ...DEFAULT_PACE, minPauseMs: options.pauseMs }, this.p.loadDelay ?? (() => 0));
     while (!signal.aborted && this.p.owns(entry.id)) {
       try {
         const action = await store.get(entry.projectId, entry.id);
@@ -127,7 +131,7 @@ export class BulkActionRunner {
           log('info', 'bulk action completed', { bulk_action_id: next.id, done: next.done, matched: next.matched });
           return;
         }
-        await clock.sleep(options.pauseMs, signal);
+        await clock.sleep(pace.next(), signal);
       } catch (err) {
         log('warn', 'a bulk action batch failed; it is tried again', { bulk_action_id: entry.id, error: String(err) });
         await clock.sleep(options.retryMs, signal);

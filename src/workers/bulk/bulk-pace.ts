@@ -1,0 +1,41 @@
+/**
+ * How long a bulk action waits between batches: as little as its configured pause while the process keeps up, more
+ * while it does not. A bulk replay of 100,000 requests is work the process makes for itself, all at once: the
+ * replays' inserts and then their deliveries compete with the API for the same two threads. Measured with the
+ * configured pause alone, the API's accept p99 went from 15 ms idle to about a second under an unlimited replay
+ * (test/bench/README.md#bulk-replay); the API's pace is the one users see, so the bulk action gives way.
+ *
+ * The signal is the main thread's delay (how late its timers run: every accept, claim and recorded attempt passes
+ * through it) over the last batch. Above `targetDelayMs` the pause doubles, up to `maxPauseMs`; at or below it the
+ * pause shrinks by a fifth, down to `minPauseMs`: backing off quickly and coming back gradually, so the action
+ * settles at what the process can do beside its other work rather than oscillating.
+ */
+export interface BulkPaceOptions {
+  readonly minPauseMs: number;
+  readonly maxPauseMs: number;
+  readonly targetDelayMs: number;
+}
+
+/** The main thread's delay, in milliseconds (a high percentile), since the previous call. */
+export type LoadDelay = () => number;
+
+export const DEFAULT_PACE: Omit<BulkPaceOptions, 'minPauseMs'> = { maxPauseMs: 5_000, targetDelayMs: 20 };
+
+export class BulkPace {
+  private pauseMs: number;
+
+  constructor(
+    private readonly options: BulkPaceOptions,
+    private readonly delay: LoadDelay,
+  ) {
+    this.pauseMs = options.minPauseMs;
+  }
+
+  /** The pause before the next batch, from the delay seen since the last one. */
+  next(): number {
+    const { minPauseMs, maxPauseMs, targetDelayMs } = this.options;
+    if (this.delay() > targetDelayMs) this.pauseMs = Math.min(maxPauseMs, Math.max(2 * this.pauseMs, 50));
+    else this.pauseMs = Math.max(minPauseMs, Math.floor(this.pauseMs * 0.8));
+    return this.pauseMs;
+  }
+}
