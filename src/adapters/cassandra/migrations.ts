@@ -11,6 +11,7 @@ import { flowControl } from './schema/009-flow-control.js';
 import { budgetStates } from './schema/010-budget-states.js';
 import { attemptResponses } from './schema/011-attempt-responses.js';
 import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
+import { callbacks } from './schema/013-callbacks.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   budgetStates,
   attemptResponses,
   listQueueFlowKeys,
+  callbacks,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

@@ -52,12 +52,15 @@ function carriedNotice(shard: number, requestId: string, text: string): DecodedN
   const wellFormed =
     id === requestId && typeof version === 'number' && typeof createdAt === 'number' && (body === null || typeof body === 'string');
   if (!wellFormed) return { kind: 'work', requestId, shard, dueAt };
-  // A notice from a process of an earlier version carries a request without flow control's fields.
+  // A notice from a process of an earlier version carries a request without flow control's or callbacks' fields.
   const request = {
     ...parsed,
     body: body === null ? null : new Uint8Array(Buffer.from(body, 'base64')),
     flowKeys: parsed['flowKeys'] ?? [],
     waitingFor: parsed['waitingFor'] ?? null,
+    callbacks: parsed['callbacks'] ?? null,
+    callbackForRequestId: parsed['callbackForRequestId'] ?? null,
+    callbackRequestIds: parsed['callbackRequestIds'] ?? [],
   } as unknown as StoredRequest;
   return { kind: 'work', requestId, shard, dueAt, request };
 }

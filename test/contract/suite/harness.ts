@@ -57,6 +57,9 @@ export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest 
     flowKeys: [],
     metadata: {},
     waitingFor: null,
+    callbacks: null,
+    callbackForRequestId: null,
+    callbackRequestIds: [],
     source: 'api',
     replayedFromRequestId: null,
     scheduleId: null,
@@ -111,7 +114,7 @@ export function succeededAt(at: number): RequestPatch {
 
 /** An attempt settled with the change `set`, as `recordAttempt` takes it. */
 export function settled(attempt: AttemptRecord, set: RequestPatch): Settlement {
-  return { attempt, change: { set } };
+  return { attempt, change: { set }, callback: null };
 }
 
 /** The one claim `claimDue` makes at `now` of request `id`, due then and alone due in the store. */
