@@ -15,7 +15,36 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/requests.proto.
  */
 export const file_ferry_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCLtAwoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQitAIKDVJldHJ5RGVjaXNpb24SDgoGcmVhc29uGAEgASgJEhcKD3JldHJ5X2FmdGVyX3JhdxgCIAEoCRIdChVyZXRyeV9hZnRlcl90cnVuY2F0ZWQYAyABKAgSGwoTcmV0cnlfYWZ0ZXJfZXNjYXBlZBgEIAEoCBIaChJyZXRyeV9hZnRlcl9zdGF0dXMYBSABKAkSHAoUcmV0cnlfYWZ0ZXJfZGVsYXlfbXMYBiABKAMSGAoQYmFja29mZl9kZWxheV9tcxgHIAEoAxIZChFzZWxlY3RlZF9kZWxheV9tcxgIIAEoAxIUCgxkZWxheV9zb3VyY2UYCSABKAkSOQoPbmV4dF9hdHRlbXB0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASK/AwoHQXR0ZW1wdBIWCg5hdHRlbXB0X251bWJlchgBIAEoBRItCgZzdGF0dXMYAiABKA4yFy5mZXJyeS52MS5BdHRlbXB0U3RhdHVzQgTQ8xgBEiEKFHJlc3BvbnNlX3N0YXR1c19jb2RlGAMgASgFSACIAQESGgoNZXJyb3JfbWVzc2FnZRgEIAEoCUgBiAEBEhMKC2R1cmF0aW9uX21zGAUgASgDEjQKCnN0YXJ0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEjYKDGNvbXBsZXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESJgoFcmV0cnkYCCABKAsyFy5mZXJyeS52MS5SZXRyeURlY2lzaW9uEisKDGZpbmFsX3JlYXNvbhgJIAEoDjIVLmZlcnJ5LnYxLkZpbmFsUmVhc29uEisKCHJlc3BvbnNlGAogASgLMhkuZmVycnkudjEuQXR0ZW1wdFJlc3BvbnNlQhcKFV9yZXNwb25zZV9zdGF0dXNfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSLdAQoPQXR0ZW1wdFJlc3BvbnNlEjcKB2hlYWRlcnMYASADKAsyJi5mZXJyeS52MS5BdHRlbXB0UmVzcG9uc2UuSGVhZGVyc0VudHJ5EhEKBGJvZHkYAiABKAlIAIgBARItCg1ib2R5X2VuY29kaW5nGAMgASgOMhYuZmVycnkudjEuQm9keUVuY29kaW5nEhYKDmJvZHlfdHJ1bmNhdGVkGAQgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9ib2R5Iv0GCgdSZXF1ZXN0EgoKAmlkGAEgASgJEiUKGHJlcGxheWVkX2Zyb21fcmVxdWVzdF9pZBgCIAEoCUgAiAEBEhgKC3NjaGVkdWxlX2lkGAMgASgJSAGIAQESCwoDdXJsGAQgASgJEg4KBm1ldGhvZBgFIAEoCRINCgVxdWV1ZRgGIAEoCRIRCglmbG93X2tleXMYFCADKAkSLQoGc3RhdHVzGAcgASgOMhcuZmVycnkudjEuUmVxdWVzdFN0YXR1c0IE0PMYARIpCgt3YWl0aW5nX2ZvchgVIAEoCzIULmZlcnJ5LnYxLldhaXRpbmdGb3ISMAoMc2NoZWR1bGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIuCgpzdGFydGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDG1heF9hdHRlbXB0cxgMIAEoBRIXCg90aW1lb3V0X3NlY29uZHMYDSABKAUSMQoIbWV0YWRhdGEYDiADKAsyHy5mZXJyeS52MS5SZXF1ZXN0Lk1ldGFkYXRhRW50cnkSFAoMY29udGVudF90eXBlGA8gASgJEi8KB2hlYWRlcnMYECADKAsyHi5mZXJyeS52MS5SZXF1ZXN0LkhlYWRlcnNFbnRyeRI0Cgp1cGRhdGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIwCgxjYW5jZWxsZWRfYXQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKCGF0dGVtcHRzGBMgAygLMhEuZmVycnkudjEuQXR0ZW1wdBovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQi7wMKDFJlcXVlc3RJbnB1dBILCgN1cmwYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESNAoHaGVhZGVycxgDIAMoCzIjLmZlcnJ5LnYxLlJlcXVlc3RJbnB1dC5IZWFkZXJzRW50cnkSJAoEYm9keRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVkZWxheRgFIAEoCUgBiAEBEhcKCmRlbGl2ZXJfYXQYBiABKAlIAogBARIUCgd0aW1lb3V0GAcgASgJSAOIAQESJAoFcmV0cnkYCCABKAsyFS5mZXJyeS52MS5SZXRyeVBvbGljeRISCgVxdWV1ZRgJIAEoCUgEiAEBEjYKCG1ldGFkYXRhGAogAygLMiQuZmVycnkudjEuUmVxdWVzdElucHV0Lk1ldGFkYXRhRW50cnkSEQoJZmxvd19rZXlzGAsgAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfbWV0aG9kQggKBl9kZWxheUINCgtfZGVsaXZlcl9hdEIKCghfdGltZW91dEIICgZfcXVldWUimAQKCUJhdGNoSXRlbRILCgN1cmwYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESMQoHaGVhZGVycxgDIAMoCzIgLmZlcnJ5LnYxLkJhdGNoSXRlbS5IZWFkZXJzRW50cnkSJAoEYm9keRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVkZWxheRgFIAEoCUgBiAEBEhcKCmRlbGl2ZXJfYXQYBiABKAlIAogBARIUCgd0aW1lb3V0GAcgASgJSAOIAQESJAoFcmV0cnkYCCABKAsyFS5mZXJyeS52MS5SZXRyeVBvbGljeRISCgVxdWV1ZRgJIAEoCUgEiAEBEjMKCG1ldGFkYXRhGAogAygLMiEuZmVycnkudjEuQmF0Y2hJdGVtLk1ldGFkYXRhRW50cnkSHAoPaWRlbXBvdGVuY3lfa2V5GAsgASgJSAWIAQESEQoJZmxvd19rZXlzGAwgAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfbWV0aG9kQggKBl9kZWxheUINCgtfZGVsaXZlcl9hdEIKCghfdGltZW91dEIICgZfcXVldWVCEgoQX2lkZW1wb3RlbmN5X2tleSreAQoNUmVxdWVzdFN0YXR1cxIeChpSRVFVRVNUX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGFJFUVVFU1RfU1RBVFVTX1NDSEVEVUxFRBABEhkKFVJFUVVFU1RfU1RBVFVTX1FVRVVFRBACEh0KGVJFUVVFU1RfU1RBVFVTX0RFTElWRVJJTkcQAxIcChhSRVFVRVNUX1NUQVRVU19TVUNDRUVERUQQBBIZChVSRVFVRVNUX1NUQVRVU19GQUlMRUQQBRIcChhSRVFVRVNUX1NUQVRVU19DQU5DRUxMRUQQBiqAAQoNUmVxdWVzdFNvdXJjZRIeChpSRVFVRVNUX1NPVVJDRV9VTlNQRUNJRklFRBAAEhYKElJFUVVFU1RfU09VUkNFX0FQSRABEhwKGFJFUVVFU1RfU09VUkNFX1JFQ1VSUklORxACEhkKFVJFUVVFU1RfU09VUkNFX1JFUExBWRADKqIBCg1BdHRlbXB0U3RhdHVzEh4KGkFUVEVNUFRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYQVRURU1QVF9TVEFUVVNfU1VDQ0VFREVEEAESGQoVQVRURU1QVF9TVEFUVVNfRkFJTEVEEAISHAoYQVRURU1QVF9TVEFUVVNfVElNRURfT1VUEAMSGgoWQVRURU1QVF9TVEFUVVNfRVJST1JFRBAEKpIBCgtGaW5hbFJlYXNvbhIcChhGSU5BTF9SRUFTT05fVU5TUEVDSUZJRUQQABIhCh1GSU5BTF9SRUFTT05fUkVDRUlWRVJfU1RPUFBFRBABEiMKH0ZJTkFMX1JFQVNPTl9BVFRFTVBUU19FWEhBVVNURUQQAhIdChlGSU5BTF9SRUFTT05fRklOQUxfU1RBVFVTEAMqXwoMQm9keUVuY29kaW5nEh0KGUJPRFlfRU5DT0RJTkdfVU5TUEVDSUZJRUQQABIWChJCT0RZX0VOQ09ESU5HX1VURjgQARIYChRCT0RZX0VOQ09ESU5HX0JBU0U2NBACYgZwcm90bzM", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoJQ2FsbGJhY2tzEhcKCm9uX3N1Y2Nlc3MYASABKAlIAIgBARIXCgpvbl9mYWlsdXJlGAIgASgJSAGIAQFCDQoLX29uX3N1Y2Nlc3NCDQoLX29uX2ZhaWx1cmUiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCLtAwoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWQitAIKDVJldHJ5RGVjaXNpb24SDgoGcmVhc29uGAEgASgJEhcKD3JldHJ5X2FmdGVyX3JhdxgCIAEoCRIdChVyZXRyeV9hZnRlcl90cnVuY2F0ZWQYAyABKAgSGwoTcmV0cnlfYWZ0ZXJfZXNjYXBlZBgEIAEoCBIaChJyZXRyeV9hZnRlcl9zdGF0dXMYBSABKAkSHAoUcmV0cnlfYWZ0ZXJfZGVsYXlfbXMYBiABKAMSGAoQYmFja29mZl9kZWxheV9tcxgHIAEoAxIZChFzZWxlY3RlZF9kZWxheV9tcxgIIAEoAxIUCgxkZWxheV9zb3VyY2UYCSABKAkSOQoPbmV4dF9hdHRlbXB0X2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASK/AwoHQXR0ZW1wdBIWCg5hdHRlbXB0X251bWJlchgBIAEoBRItCgZzdGF0dXMYAiABKA4yFy5mZXJyeS52MS5BdHRlbXB0U3RhdHVzQgTQ8xgBEiEKFHJlc3BvbnNlX3N0YXR1c19jb2RlGAMgASgFSACIAQESGgoNZXJyb3JfbWVzc2FnZRgEIAEoCUgBiAEBEhMKC2R1cmF0aW9uX21zGAUgASgDEjQKCnN0YXJ0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEjYKDGNvbXBsZXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESJgoFcmV0cnkYCCABKAsyFy5mZXJyeS52MS5SZXRyeURlY2lzaW9uEisKDGZpbmFsX3JlYXNvbhgJIAEoDjIVLmZlcnJ5LnYxLkZpbmFsUmVhc29uEisKCHJlc3BvbnNlGAogASgLMhkuZmVycnkudjEuQXR0ZW1wdFJlc3BvbnNlQhcKFV9yZXNwb25zZV9zdGF0dXNfY29kZUIQCg5fZXJyb3JfbWVzc2FnZSLdAQoPQXR0ZW1wdFJlc3BvbnNlEjcKB2hlYWRlcnMYASADKAsyJi5mZXJyeS52MS5BdHRlbXB0UmVzcG9uc2UuSGVhZGVyc0VudHJ5EhEKBGJvZHkYAiABKAlIAIgBARItCg1ib2R5X2VuY29kaW5nGAMgASgOMhYuZmVycnkudjEuQm9keUVuY29kaW5nEhYKDmJvZHlfdHJ1bmNhdGVkGAQgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV9ib2R5IoUICgdSZXF1ZXN0EgoKAmlkGAEgASgJEiUKGHJlcGxheWVkX2Zyb21fcmVxdWVzdF9pZBgCIAEoCUgAiAEBEhgKC3NjaGVkdWxlX2lkGAMgASgJSAGIAQESCwoDdXJsGAQgASgJEg4KBm1ldGhvZBgFIAEoCRINCgVxdWV1ZRgGIAEoCRIRCglmbG93X2tleXMYFCADKAkSLQoGc3RhdHVzGAcgASgOMhcuZmVycnkudjEuUmVxdWVzdFN0YXR1c0IE0PMYARIpCgt3YWl0aW5nX2ZvchgVIAEoCzIULmZlcnJ5LnYxLldhaXRpbmdGb3ISMAoMc2NoZWR1bGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0CgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIuCgpzdGFydGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxjb21wbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDG1heF9hdHRlbXB0cxgMIAEoBRIXCg90aW1lb3V0X3NlY29uZHMYDSABKAUSMQoIbWV0YWRhdGEYDiADKAsyHy5mZXJyeS52MS5SZXF1ZXN0Lk1ldGFkYXRhRW50cnkSFAoMY29udGVudF90eXBlGA8gASgJEi8KB2hlYWRlcnMYECADKAsyHi5mZXJyeS52MS5SZXF1ZXN0LkhlYWRlcnNFbnRyeRI0Cgp1cGRhdGVkX2F0GBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARIwCgxjYW5jZWxsZWRfYXQYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKCGF0dGVtcHRzGBMgAygLMhEuZmVycnkudjEuQXR0ZW1wdBImCgljYWxsYmFja3MYFiABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MSJAoXY2FsbGJhY2tfZm9yX3JlcXVlc3RfaWQYFyABKAlIAogBARIcChRjYWxsYmFja19yZXF1ZXN0X2lkcxgYIAMoCRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZEIOCgxfc2NoZWR1bGVfaWRCGgoYX2NhbGxiYWNrX2Zvcl9yZXF1ZXN0X2lkIpcECgxSZXF1ZXN0SW5wdXQSCwoDdXJsGAEgASgJEhMKBm1ldGhvZBgCIAEoCUgAiAEBEjQKB2hlYWRlcnMYAyADKAsyIy5mZXJyeS52MS5SZXF1ZXN0SW5wdXQuSGVhZGVyc0VudHJ5EiQKBGJvZHkYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEgoFZGVsYXkYBSABKAlIAYgBARIXCgpkZWxpdmVyX2F0GAYgASgJSAKIAQESFAoHdGltZW91dBgHIAEoCUgDiAEBEiQKBXJldHJ5GAggASgLMhUuZmVycnkudjEuUmV0cnlQb2xpY3kSEgoFcXVldWUYCSABKAlIBIgBARI2CghtZXRhZGF0YRgKIAMoCzIkLmZlcnJ5LnYxLlJlcXVlc3RJbnB1dC5NZXRhZGF0YUVudHJ5EhEKCWZsb3dfa2V5cxgLIAMoCRImCgljYWxsYmFja3MYDCABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB19tZXRob2RCCAoGX2RlbGF5Qg0KC19kZWxpdmVyX2F0QgoKCF90aW1lb3V0QggKBl9xdWV1ZSLABAoJQmF0Y2hJdGVtEgsKA3VybBgBIAEoCRITCgZtZXRob2QYAiABKAlIAIgBARIxCgdoZWFkZXJzGAMgAygLMiAuZmVycnkudjEuQmF0Y2hJdGVtLkhlYWRlcnNFbnRyeRIkCgRib2R5GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhIKBWRlbGF5GAUgASgJSAGIAQESFwoKZGVsaXZlcl9hdBgGIAEoCUgCiAEBEhQKB3RpbWVvdXQYByABKAlIA4gBARIkCgVyZXRyeRgIIAEoCzIVLmZlcnJ5LnYxLlJldHJ5UG9saWN5EhIKBXF1ZXVlGAkgASgJSASIAQESMwoIbWV0YWRhdGEYCiADKAsyIS5mZXJyeS52MS5CYXRjaEl0ZW0uTWV0YWRhdGFFbnRyeRIcCg9pZGVtcG90ZW5jeV9rZXkYCyABKAlIBYgBARIRCglmbG93X2tleXMYDCADKAkSJgoJY2FsbGJhY2tzGA0gASgLMhMuZmVycnkudjEuQ2FsbGJhY2tzGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfbWV0aG9kQggKBl9kZWxheUINCgtfZGVsaXZlcl9hdEIKCghfdGltZW91dEIICgZfcXVldWVCEgoQX2lkZW1wb3RlbmN5X2tleSreAQoNUmVxdWVzdFN0YXR1cxIeChpSRVFVRVNUX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGFJFUVVFU1RfU1RBVFVTX1NDSEVEVUxFRBABEhkKFVJFUVVFU1RfU1RBVFVTX1FVRVVFRBACEh0KGVJFUVVFU1RfU1RBVFVTX0RFTElWRVJJTkcQAxIcChhSRVFVRVNUX1NUQVRVU19TVUNDRUVERUQQBBIZChVSRVFVRVNUX1NUQVRVU19GQUlMRUQQBRIcChhSRVFVRVNUX1NUQVRVU19DQU5DRUxMRUQQBiqdAQoNUmVxdWVzdFNvdXJjZRIeChpSRVFVRVNUX1NPVVJDRV9VTlNQRUNJRklFRBAAEhYKElJFUVVFU1RfU09VUkNFX0FQSRABEhwKGFJFUVVFU1RfU09VUkNFX1JFQ1VSUklORxACEhkKFVJFUVVFU1RfU09VUkNFX1JFUExBWRADEhsKF1JFUVVFU1RfU09VUkNFX0NBTExCQUNLEAQqogEKDUF0dGVtcHRTdGF0dXMSHgoaQVRURU1QVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhBVFRFTVBUX1NUQVRVU19TVUNDRUVERUQQARIZChVBVFRFTVBUX1NUQVRVU19GQUlMRUQQAhIcChhBVFRFTVBUX1NUQVRVU19USU1FRF9PVVQQAxIaChZBVFRFTVBUX1NUQVRVU19FUlJPUkVEEAQqkgEKC0ZpbmFsUmVhc29uEhwKGEZJTkFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEiEKHUZJTkFMX1JFQVNPTl9SRUNFSVZFUl9TVE9QUEVEEAESIwofRklOQUxfUkVBU09OX0FUVEVNUFRTX0VYSEFVU1RFRBACEh0KGUZJTkFMX1JFQVNPTl9GSU5BTF9TVEFUVVMQAypfCgxCb2R5RW5jb2RpbmcSHQoZQk9EWV9FTkNPRElOR19VTlNQRUNJRklFRBAAEhYKEkJPRFlfRU5DT0RJTkdfVVRGOBABEhgKFEJPRFlfRU5DT0RJTkdfQkFTRTY0EAJiBnByb3RvMw", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * Callbacks name where Ferry reports a request's ending: it creates a request of source `callback` that POSTs a
+ * JSON report to the URL. A cancelled request reports nothing. At least one URL is required when given.
+ *
+ * @generated from message ferry.v1.Callbacks
+ */
+export type Callbacks = Message<"ferry.v1.Callbacks"> & {
+  /**
+   * The public HTTPS URL told when the request succeeds; none when absent.
+   *
+   * @generated from field: optional string on_success = 1;
+   */
+  onSuccess?: string | undefined;
+
+  /**
+   * The public HTTPS URL told when the request fails, for any final reason; none when absent.
+   *
+   * @generated from field: optional string on_failure = 2;
+   */
+  onFailure?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.Callbacks.
+ * Use `create(CallbacksSchema)` to create a new message.
+ */
+export const CallbacksSchema: GenMessage<Callbacks> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_requests, 0);
 
 /**
  * RetryPolicy is the retry configuration of a structured request.
@@ -43,7 +72,7 @@ export type RetryPolicy = Message<"ferry.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 0);
+  messageDesc(file_ferry_v1_requests, 1);
 
 /**
  * Acceptance confirms that a request was durably accepted.
@@ -99,7 +128,7 @@ export type Acceptance = Message<"ferry.v1.Acceptance"> & {
  * Use `create(AcceptanceSchema)` to create a new message.
  */
 export const AcceptanceSchema: GenMessage<Acceptance> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 1);
+  messageDesc(file_ferry_v1_requests, 2);
 
 /**
  * RequestSummary is one item of the request list.
@@ -204,7 +233,7 @@ export type RequestSummary = Message<"ferry.v1.RequestSummary"> & {
  * Use `create(RequestSummarySchema)` to create a new message.
  */
 export const RequestSummarySchema: GenMessage<RequestSummary> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 2);
+  messageDesc(file_ferry_v1_requests, 3);
 
 /**
  * RetryDecision explains why and when another attempt follows a failed one.
@@ -288,7 +317,7 @@ export type RetryDecision = Message<"ferry.v1.RetryDecision"> & {
  * Use `create(RetryDecisionSchema)` to create a new message.
  */
 export const RetryDecisionSchema: GenMessage<RetryDecision> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 3);
+  messageDesc(file_ferry_v1_requests, 4);
 
 /**
  * Attempt is the record of one completed delivery attempt.
@@ -373,7 +402,7 @@ export type Attempt = Message<"ferry.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 4);
+  messageDesc(file_ferry_v1_requests, 5);
 
 /**
  * AttemptResponse is what an attempt kept of the destination's answer.
@@ -417,7 +446,7 @@ export type AttemptResponse = Message<"ferry.v1.AttemptResponse"> & {
  * Use `create(AttemptResponseSchema)` to create a new message.
  */
 export const AttemptResponseSchema: GenMessage<AttemptResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 5);
+  messageDesc(file_ferry_v1_requests, 6);
 
 /**
  * Request is the full detail of one request. Stored bodies and header values are never returned.
@@ -571,6 +600,27 @@ export type Request = Message<"ferry.v1.Request"> & {
    * @generated from field: repeated ferry.v1.Attempt attempts = 19;
    */
   attempts: Attempt[];
+
+  /**
+   * Where the request's ending is reported; absent when it has no callbacks (a callback never has).
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 22;
+   */
+  callbacks?: Callbacks | undefined;
+
+  /**
+   * On a callback: the request whose ending it reports.
+   *
+   * @generated from field: optional string callback_for_request_id = 23;
+   */
+  callbackForRequestId?: string | undefined;
+
+  /**
+   * The callbacks Ferry created for this request's ending; empty until one is.
+   *
+   * @generated from field: repeated string callback_request_ids = 24;
+   */
+  callbackRequestIds: string[];
 };
 
 /**
@@ -578,7 +628,7 @@ export type Request = Message<"ferry.v1.Request"> & {
  * Use `create(RequestSchema)` to create a new message.
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 6);
+  messageDesc(file_ferry_v1_requests, 7);
 
 /**
  * RequestInput is the definition of a structured request, as given to create.
@@ -663,6 +713,13 @@ export type RequestInput = Message<"ferry.v1.RequestInput"> & {
    * @generated from field: repeated string flow_keys = 11;
    */
   flowKeys: string[];
+
+  /**
+   * Where the request's ending is reported; none when absent.
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 12;
+   */
+  callbacks?: Callbacks | undefined;
 };
 
 /**
@@ -670,7 +727,7 @@ export type RequestInput = Message<"ferry.v1.RequestInput"> & {
  * Use `create(RequestInputSchema)` to create a new message.
  */
 export const RequestInputSchema: GenMessage<RequestInput> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 7);
+  messageDesc(file_ferry_v1_requests, 8);
 
 /**
  * BatchItem is one request of a batch: a request definition with an optional per-item idempotency key.
@@ -762,6 +819,13 @@ export type BatchItem = Message<"ferry.v1.BatchItem"> & {
    * @generated from field: repeated string flow_keys = 12;
    */
   flowKeys: string[];
+
+  /**
+   * Where the request's ending is reported; none when absent.
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 13;
+   */
+  callbacks?: Callbacks | undefined;
 };
 
 /**
@@ -769,7 +833,7 @@ export type BatchItem = Message<"ferry.v1.BatchItem"> & {
  * Use `create(BatchItemSchema)` to create a new message.
  */
 export const BatchItemSchema: GenMessage<BatchItem> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 8);
+  messageDesc(file_ferry_v1_requests, 9);
 
 /**
  * RequestStatus is where a request stands in its lifecycle.
@@ -866,6 +930,13 @@ export enum RequestSource {
    * @generated from enum value: REQUEST_SOURCE_REPLAY = 3;
    */
   REPLAY = 3,
+
+  /**
+   * Created by Ferry to report the ending of another request to one of its callback URLs.
+   *
+   * @generated from enum value: REQUEST_SOURCE_CALLBACK = 4;
+   */
+  CALLBACK = 4,
 }
 
 /**
