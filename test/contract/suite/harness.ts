@@ -29,6 +29,9 @@ export function useBackend(make: BackendFactory): () => Backend {
   };
 }
 
+/** The shard count the contract files give a distributed backend: where a callback is placed (`settleAttempt`). */
+export const CONTRACT_SHARDS = 8;
+
 export const PROJECT_A = 'prj_contract_a';
 export const PROJECT_B = 'prj_contract_b';
 export const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
