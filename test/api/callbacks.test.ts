@@ -3,7 +3,7 @@ import { decodeSigningSecret, verifySignature } from '../../src/domain/delivery/
 import { Api, eventually } from '../support/api-client.js';
 import { replies, startDestination, type Destination, type ReceivedRequest } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
-import { createProject } from '../support/ferry-process.js';
+import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 import { sharedSelfSignedCertificate } from '../support/certs.js';
 import { interval, scheduleProject, secondsAhead } from '../support/schedule-client.js';
 
@@ -225,5 +225,80 @@ describe('callbacks', () => {
     const report = JSON.parse(received!.body.toString('utf8')) as Report;
     expect(report.schedule_id).toBe(s.id);
     expect((await detail(report.request_id, own)).callbacks).toEqual({ on_success: `${dest.url}${ok}`, on_failure: null });
+  });
+});
+
+// A kill -9 while requests are ending: every ending and its callback land in one write, so whatever the moment, each
+// request that ended has exactly one callback, and each callback is delivered.
+describe('callbacks across kill -9', () => {
+  const certificate = sharedSelfSignedCertificate();
+  let dest: Destination;
+  beforeAll(async () => {
+    dest = await startDestination({ certificate });
+  });
+  afterAll(async () => {
+    await dest?.close();
+  });
+  const env = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: certificate.certFile, FERRY_RETRY_BASE_MS: '20' };
+
+  it('leaves exactly one callback per ended request, each delivered once it is recorded', async () => {
+    dest.on('/ending', replies.delayedHeaders(10, 200));
+    const dataDir = newDataDir();
+    const first = await startFerry({ dataDir, env });
+    const { apiKey } = await createProject(dataDir);
+    const api = new Api(first.baseUrl, apiKey);
+    const accepted: string[] = [];
+    let stop = false;
+    const senders = Array.from({ length: 6 }, async () => {
+      while (!stop) {
+        try {
+          const res = await api.send({ url: `${dest.url}/ending` }, 'x', { 'Callback-On-Success': `${dest.url}/report` });
+          if (res.status === 202) accepted.push((res.body.data as { id: string }).id);
+        } catch {
+          return;
+        }
+      }
+    });
+    await eventually(async () => (dest.requestsTo('/report').length >= 30 && accepted.length >= 100 ? true : undefined), 30_000);
+    await first.kill();
+    stop = true;
+    await Promise.all(senders);
+
+    const second = await startFerry({ dataDir, env });
+    try {
+      const again = new Api(second.baseUrl, apiKey);
+      const all = async (source: string): Promise<string[]> => {
+        const ids: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const query = `/requests?source=${source}&limit=100${cursor !== undefined ? `&cursor=${cursor}` : ''}`;
+          const page = await again.call<{ items: Array<{ id: string }>; next_cursor: string | null }>('GET', query);
+          ids.push(...page.body.data.items.map((i) => i.id));
+          cursor = page.body.data.next_cursor ?? undefined;
+        } while (cursor !== undefined);
+        return ids;
+      };
+      // Every request stored, those whose acceptance the kill cut off included.
+      const originals = await all('api');
+      expect(accepted.filter((id) => !originals.includes(id))).toEqual([]);
+      const callbackOf = new Map<string, string>();
+      for (const id of originals) {
+        const d = await eventually(async () => {
+          const x = (await again.call<Detail>('GET', `/requests/${id}`)).body.data;
+          return x.status === 'succeeded' ? x : undefined;
+        }, 30_000);
+        expect(d.callback_request_ids).toHaveLength(1);
+        callbackOf.set(id, d.callback_request_ids[0]!);
+      }
+      expect((await all('callback')).sort()).toEqual([...callbackOf.values()].sort());
+      for (const callback of callbackOf.values()) {
+        await eventually(async () => ((await again.call<Detail>('GET', `/requests/${callback}`)).body.data.status === 'succeeded' ? true : undefined), 30_000);
+      }
+      // Each report names its request; one reported twice was delivered again after the kill, as any request may be.
+      const reported = new Set(dest.requestsTo('/report').map((r) => (JSON.parse(r.body.toString('utf8')) as Report).request_id));
+      expect(originals.filter((id) => !reported.has(id))).toEqual([]);
+    } finally {
+      await second.stop();
+    }
   });
 });
