@@ -97,7 +97,7 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
     name: 'nightly report',
     timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt },
     status: 'active',
-    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [] },
+    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [], callbacks: null },
     nextRunAt: firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
