@@ -576,6 +576,8 @@ export interface components {
             idempotency_key?: string;
             /** @description Up to 4 flow keys (1 to 64 letters, digits, `.`, `-`, `_`, `:`, none twice): each attempt must fit the budget of every one of them besides its queue's. */
             flow_keys?: string[];
+            /** @description Where the request's ending is reported; none when absent. At least one of `on_success` and `on_failure`. */
+            callbacks?: components["schemas"]["CallbacksWrite"];
         };
         /**
          * @description BodyEncoding says how a captured response body is written.
@@ -706,7 +708,7 @@ export interface components {
              * @description Only requests from this source.
              * @enum {string}
              */
-            source?: "api" | "recurring" | "replay";
+            source?: "api" | "recurring" | "replay" | "callback";
             /** @description Only the requests this schedule created: a `sch_` ID. */
             schedule_id?: string;
             /** @description Only requests of this queue: its exact name. */
@@ -772,6 +774,26 @@ export interface components {
          * @enum {string}
          */
         BulkActionState: "running" | "completed" | "cancelled";
+        /** @description Callbacks name where Ferry reports a request's ending: it creates a request of source `callback` that POSTs a JSON report to the URL. A cancelled request reports nothing. At least one URL is required when given. */
+        Callbacks: {
+            /** @description The public HTTPS URL told when the request succeeds; none when absent. */
+            on_success: string | null;
+            /** @description The public HTTPS URL told when the request fails, for any final reason; none when absent. */
+            on_failure: string | null;
+        };
+        /** @description Callbacks name where Ferry reports a request's ending: it creates a request of source `callback` that POSTs a JSON report to the URL. A cancelled request reports nothing. At least one URL is required when given. */
+        CallbacksWrite: {
+            /**
+             * Format: uri
+             * @description The public HTTPS URL told when the request succeeds; none when absent. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Refused as a destination URL is: HTTPS to a public host.
+             */
+            on_success?: string;
+            /**
+             * Format: uri
+             * @description The public HTTPS URL told when the request fails, for any final reason; none when absent. At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Refused as a destination URL is: HTTPS to a public host.
+             */
+            on_failure?: string;
+        };
         /** @description CancelRequestResponse reports the cancellation. */
         CancelRequestResponse: {
             /** @description The request ID. */
@@ -1115,6 +1137,12 @@ export interface components {
             last_response_status_code: number | null;
             /** @description Completed attempts, oldest first. */
             attempts: components["schemas"]["Attempt"][];
+            /** @description Where the request's ending is reported; absent when it has no callbacks (a callback never has). */
+            callbacks: components["schemas"]["Callbacks"] | null;
+            /** @description On a callback: the request whose ending it reports. */
+            callback_for_request_id: string | null;
+            /** @description The callbacks Ferry created for this request's ending; empty until one is. */
+            callback_request_ids: string[];
         };
         /**
          * Format: uuid
@@ -1158,6 +1186,8 @@ export interface components {
             };
             /** @description Up to 4 flow keys (1 to 64 letters, digits, `.`, `-`, `_`, `:`, none twice): each attempt must fit the budget of every one of them besides its queue's. */
             flow_keys?: string[];
+            /** @description Where the request's ending is reported; none when absent. At least one of `on_success` and `on_failure`. */
+            callbacks?: components["schemas"]["CallbacksWrite"];
         };
         /**
          * @description RequestStatus is where a request stands in its lifecycle.
@@ -1335,6 +1365,8 @@ export interface components {
             retry: number;
             /** @description Up to 4 flow keys that every request the schedule creates carries; none when absent. */
             flow_keys: string[];
+            /** @description Where the ending of every request the schedule creates is reported; none when absent. */
+            callbacks: components["schemas"]["Callbacks"] | null;
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
@@ -1356,6 +1388,8 @@ export interface components {
             retry?: number;
             /** @description Up to 4 flow keys that every request the schedule creates carries; none when absent. */
             flow_keys?: string[];
+            /** @description Where the ending of every request the schedule creates is reported; none when absent. At least one of `on_success` and `on_failure`. */
+            callbacks?: components["schemas"]["CallbacksWrite"];
         };
         /**
          * @description ScheduleStatus tells whether a schedule creates requests.
@@ -2419,6 +2453,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
                 /** @description Up to 4 flow keys, comma-separated (the JSON API takes them as the `Flow-Keys` header); spaces around a key are trimmed, and no key may be named twice. */
                 "Flow-Keys"?: string;
+                /** @description The public HTTPS URL told when the request succeeds (the JSON API takes it as the `Callback-On-Success` header). At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Refused as a destination URL is: HTTPS to a public host. */
+                "Callback-On-Success"?: string;
+                /** @description The public HTTPS URL told when the request fails (the JSON API takes it as the `Callback-On-Failure` header). At most 2048 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. Refused as a destination URL is: HTTPS to a public host. */
+                "Callback-On-Failure"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2469,8 +2507,8 @@ export interface operations {
                 search?: string;
                 /** @description Only requests with this HTTP method. */
                 method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                /** @description Only requests from this source: `api`, `recurring` or `replay`. */
-                source?: "api" | "recurring" | "replay";
+                /** @description Only requests from this source: `api`, `recurring`, `replay` or `callback`. */
+                source?: "api" | "recurring" | "replay" | "callback";
                 /** @description Only requests of this queue: its exact name. */
                 queue?: string;
                 /** @description Only requests that name this flow key among their `flow_keys`. */

@@ -1,6 +1,6 @@
 import type { Transition } from '../domain/request-lifecycle/index.js';
 import type { RequestPatch, StoredRequest } from '../domain/request.js';
-import { waitingForColumn } from './request-json-columns.js';
+import { callbackIdsColumn, waitingForColumn } from './request-json-columns.js';
 
 /**
  * Patchable request fields and their column names, the same in every backend's schema. The order is fixed so each
@@ -17,15 +17,21 @@ export const PATCH_COLUMNS = {
   cancelRequestedAt: 'cancel_requested_at',
   waitingFor: 'waiting_for',
   lastStatusCode: 'last_status_code',
+  callbackRequestIds: 'callback_request_ids',
 } as const satisfies Record<keyof Required<RequestPatch>, string>;
 
 export type PatchField = keyof typeof PATCH_COLUMNS;
 
 export const PATCH_FIELDS = Object.keys(PATCH_COLUMNS) as PatchField[];
 
-/** A patchable field's value as both schemas hold it: `waitingFor` as JSON text (null stays null), the rest as is. */
+/**
+ * A patchable field's value as both schemas hold it: `waitingFor` and `callbackRequestIds` as JSON text (null for
+ * none), the rest as is.
+ */
 export function patchValue<F extends PatchField>(field: F, value: StoredRequest[F]): string | number | null {
-  return field === 'waitingFor' ? waitingForColumn(value as StoredRequest['waitingFor']) : (value as string | number | null);
+  if (field === 'waitingFor') return waitingForColumn(value as StoredRequest['waitingFor']);
+  if (field === 'callbackRequestIds') return callbackIdsColumn(value as StoredRequest['callbackRequestIds']);
+  return value as string | number | null;
 }
 
 /**

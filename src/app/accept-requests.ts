@@ -18,6 +18,8 @@ export interface NewRequest {
   readonly source: RequestSource;
   readonly replayedFromRequestId: string | null;
   readonly scheduleId: string | null;
+  /** On a callback's replay: the request the callback reports on. Absent (null) for any other request. */
+  readonly callbackForRequestId?: string | null;
   /** A per-item key (batch items), deduplicating across batches and single creation. */
   readonly itemKey: KeyedCall | null;
 }
@@ -173,7 +175,14 @@ export class AcceptRequests {
   }
 
   private toStored(project: Project, item: NewRequest, planned: PlannedRequest): StoredRequest {
-    const who = { id: planned.id, projectId: project.id, source: item.source, replayedFromRequestId: item.replayedFromRequestId, scheduleId: item.scheduleId };
+    const who = {
+      id: planned.id,
+      projectId: project.id,
+      source: item.source,
+      replayedFromRequestId: item.replayedFromRequestId,
+      scheduleId: item.scheduleId,
+      callbackForRequestId: item.callbackForRequestId ?? null,
+    };
     return accepted(who, item.definition, item.deliverAt, planned.at);
   }
 }

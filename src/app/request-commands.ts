@@ -1,7 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
-import { canReplay, decideCancel } from '../domain/request-lifecycle/index.js';
+import { canReplay, decideCancel, replayedCallbackFor } from '../domain/request-lifecycle/index.js';
 import type { Project } from '../domain/project.js';
 import { definitionOf, type Acceptance } from '../domain/request.js';
 import {
@@ -97,10 +97,13 @@ export class RequestCommands {
     }
     validateDefinition(original, this.validationOptions(now));
     const call = key === null ? null : keyed(key, fingerprint('replay', requestId), IDEMPOTENCY_HEADER);
+    // A replay of a callback is again a callback for the same request (and, like every callback, has none).
+    const callbackFor = replayedCallbackFor(original);
     const request: NewRequest = {
       definition: definitionOf(original),
       deliverAt: null,
-      source: 'replay',
+      source: callbackFor === null ? 'replay' : 'callback',
+      callbackForRequestId: callbackFor,
       replayedFromRequestId: original.id,
       scheduleId: null,
       itemKey: null,

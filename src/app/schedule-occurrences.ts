@@ -68,7 +68,7 @@ export function occurrenceKey(at: number, revision: number): string {
 
 /** Every occurrence is a POST of the schedule's JSON body, with its headers, retry budget and flow keys. */
 function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
-  const { url, headers, body, retry, flowKeys } = s.request;
+  const { url, headers, body, retry, flowKeys, callbacks } = s.request;
   return {
     definition: {
       url,
@@ -81,6 +81,7 @@ function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
       queue: DEFAULT_QUEUE,
       flowKeys: flowKeys ?? [],
       metadata: {},
+      callbacks: callbacks ?? null,
     },
     deliverAt: at,
     source: 'recurring',

@@ -162,3 +162,21 @@ export function parseApiKey(token: string): { keyId: string; secret: string } | 
 export function hashSecret(secret: string): Uint8Array {
   return new Uint8Array(createHash('sha256').update(secret, 'utf8').digest());
 }
+
+/**
+ * The ID of the callback that reports the ending of request `originalId`: the same for every write of that ending,
+ * so writing it again (a repeated write, a write by an owner that lost the shard) can only land on the one callback,
+ * never make a second. Its time part is the original's, its random part drawn from a hash of the original's ID until
+ * it falls on the original's shard, so the write that ends the request and creates the callback is one owner's.
+ */
+export function callbackRequestId(originalId: string, shardCount: number): string {
+  const shard = shardOf(originalId, shardCount);
+  const time = originalId.slice(4, 4 + TIME_CHARS);
+  for (let n = 0; ; n++) {
+    const digest = createHash('sha256').update(`${originalId}/callback/${n}`).digest();
+    let random = '';
+    for (let i = 0; i < RANDOM_CHARS; i++) random += CROCKFORD[digest[i]! & 31];
+    const id = `req_${time}${random}`;
+    if (shardOf(id, shardCount) === shard) return id;
+  }
+}

@@ -5,12 +5,21 @@ import type { WaitingFor } from './flow/budgets.js';
  * sets and the transitions between them are in `request-lifecycle/`.
  */
 export type RequestStatus = 'scheduled' | 'queued' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
-export type RequestSource = 'api' | 'recurring' | 'replay';
+export type RequestSource = 'api' | 'recurring' | 'replay' | 'callback';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export const REQUEST_STATUSES: readonly RequestStatus[] = ['scheduled', 'queued', 'delivering', 'succeeded', 'failed', 'cancelled'];
-export const REQUEST_SOURCES: readonly RequestSource[] = ['api', 'recurring', 'replay'];
+export const REQUEST_SOURCES: readonly RequestSource[] = ['api', 'recurring', 'replay', 'callback'];
 export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Where Ferry reports a request's ending (see `callbacks.ts`): `onSuccess` when it succeeded, `onFailure` when it
+ * failed. At least one is set; a request without callbacks has null, not an object of two nulls.
+ */
+export interface RequestCallbacks {
+  readonly onSuccess: string | null;
+  readonly onFailure: string | null;
+}
 
 /** Header name and value, in the order and spelling the caller gave. */
 export type HeaderEntry = readonly [name: string, value: string];
@@ -33,6 +42,8 @@ export interface RequestDefinition {
   /** The flow keys whose budgets, beside the queue's, each attempt must fit (`src/domain/flow/`); at most four. */
   readonly flowKeys: readonly string[];
   readonly metadata: Readonly<Record<string, string>>;
+  /** Where its ending is reported; null for none (always null on a callback, which has no callbacks of its own). */
+  readonly callbacks: RequestCallbacks | null;
 }
 
 /** A request as stored. Times are milliseconds since the Unix epoch, UTC. */
@@ -42,6 +53,10 @@ export interface StoredRequest extends RequestDefinition {
   readonly source: RequestSource;
   readonly replayedFromRequestId: string | null;
   readonly scheduleId: string | null;
+  /** On a callback (`source` `callback`): the request whose ending it reports; null on any other request. */
+  readonly callbackForRequestId: string | null;
+  /** The callbacks Ferry created for this request's ending: empty until then, and for ever when it has none. */
+  readonly callbackRequestIds: readonly string[];
   readonly status: RequestStatus;
   /** Absolute delivery time of a delayed request; null when it was due at once. */
   readonly scheduledAt: number | null;
@@ -146,6 +161,7 @@ export type RequestPatch = Partial<
     | 'cancelRequestedAt'
     | 'waitingFor'
     | 'lastStatusCode'
+    | 'callbackRequestIds'
   >
 >;
 
@@ -162,5 +178,6 @@ export function definitionOf(r: RequestDefinition): RequestDefinition {
     queue: r.queue,
     flowKeys: r.flowKeys,
     metadata: r.metadata,
+    callbacks: r.callbacks,
   };
 }

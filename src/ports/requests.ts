@@ -108,8 +108,10 @@ export interface RequestStore {
    */
   claimDue(now: number, limit: number, leaseUntil: number, shards?: ShardScope): Promise<Claim[]>;
   /**
-   * Stores the attempt `settled` records and applies its change to the request (`settleAttempt` of the claim's
-   * request), as one atomic write; on `VersionConflict` neither is stored (see `reread`). `settled.attempt.requestId`
+   * Stores the attempt `settled` records, applies its change to the request (`settleAttempt` of the claim's
+   * request) and inserts the callback its ending makes, if any, as one atomic write, and counts that callback in
+   * its project's usage without a limit; on `VersionConflict` nothing is stored (see `reread`). The callback's ID
+   * is the same for every settling of that ending, so no write of it makes a second one. `settled.attempt.requestId`
    * is the claim's request. Answers only the state the request was left in: this is the delivery hot path, and the
    * request's body and headers would be read and copied for nothing.
    */

@@ -70,6 +70,7 @@ export function deliveryEngine(
     idlePollMs: config.delivery.idlePollMs,
     userAgent: USER_AGENT,
     ...(placement.shards ? { shards: placement.shards } : {}),
+    ...(config.distributed !== null ? { shardCount: config.distributed.shards } : {}),
     budgets,
     onEvent: (event) => {
       if (event.type === 'engine_error') log('error', 'delivery error', { error: event.error });

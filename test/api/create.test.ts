@@ -37,6 +37,9 @@ describe('POST /requests', () => {
       updated_at: expect.any(String),
       cancelled_at: null,
       attempts: [],
+      callbacks: null,
+      callback_for_request_id: null,
+      callback_request_ids: [],
     });
     const attempts = await f.api.call('GET', `/requests/${id}/attempts`);
     expect(attempts.status).toBe(200);

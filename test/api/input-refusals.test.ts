@@ -174,6 +174,29 @@ describe('input Ferry refuses rather than rewrites', () => {
     expect(schedule.body.error).toMatchObject({ code: 'MISSING_FIELD', field: 'request.url' });
   });
 
+  it('refuses callback URLs as it refuses destinations, with 422 naming the field, on every way in', async () => {
+    const plain = await f.api.create({ url: DEST, callbacks: { on_success: 'http://example.com/cb' } });
+    expect(plain.status).toBe(422);
+    expect(plain.body.error).toMatchObject({ code: 'INVALID_URL', field: 'callbacks.on_success' });
+    const loopback = await f.api.create({ url: DEST, callbacks: { on_failure: 'https://127.0.0.1/cb' } });
+    expect(loopback.body.error).toMatchObject({ code: 'DESTINATION_NOT_ALLOWED', field: 'callbacks.on_failure' });
+    const empty = await f.api.create({ url: DEST, callbacks: {} });
+    expect(empty.body.error).toMatchObject({ code: 'INVALID_FIELD', field: 'callbacks' });
+    const batch = await f.api.call('POST', '/requests/batch', {
+      json: { requests: [{ url: DEST }, { url: DEST, callbacks: { on_success: 'https://10.0.0.1/cb' } }] },
+      headers: { 'idempotency-key': 'k' },
+    });
+    expect(batch.body.error).toMatchObject({ code: 'DESTINATION_NOT_ALLOWED', field: 'requests[1].callbacks.on_success' });
+    const sent = await f.api.send({ url: DEST }, 'x', { 'Callback-On-Failure': 'https://localhost/cb' });
+    expect(sent.status).toBe(422);
+    expect(sent.body.error).toMatchObject({ code: 'DESTINATION_NOT_ALLOWED', field: 'Callback-On-Failure' });
+    const schedule = await f.api.call('POST', '/schedules', {
+      json: { name: 'n', timing: { type: 'interval', every_seconds: 3600 }, request: { url: DEST, callbacks: { on_success: 'http://example.com/' } } },
+      headers: { 'idempotency-key': 'k' },
+    });
+    expect(schedule.body.error).toMatchObject({ code: 'INVALID_URL', field: 'request.callbacks.on_success' });
+  });
+
   describe('a 413 for an over-size batch is read by the client every time', () => {
     const SIZE = 33 * MIB;
     const ROUNDS = 20;

@@ -42,7 +42,7 @@ function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: Schedu
   };
   if (!('request' in s) || s.request === undefined) return summary;
   const r = s.request;
-  return { ...summary, request: { url: r.url ?? '', body: r.body === undefined ? null : toJson(ValueSchema, r.body), headers: { ...r.headers }, retry: r.retry ?? 0, flow_keys: [...r.flowKeys] } };
+  return { ...summary, request: { url: r.url ?? '', body: r.body === undefined ? null : toJson(ValueSchema, r.body), headers: { ...r.headers }, retry: r.retry ?? 0, flow_keys: [...r.flowKeys], callbacks: r.callbacks === undefined ? null : { on_success: r.callbacks.onSuccess ?? null, on_failure: r.callbacks.onFailure ?? null } } };
 }
 
 describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
@@ -72,7 +72,7 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     const http = await schedules.detail(summary.id);
     const { request, ...httpSummary } = http;
     expect(summary).toEqual(httpSummary);
-    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [] });
+    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [], callbacks: null });
 
     const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: summary.id });
     if (!got.ok) throw got.error;

@@ -42,7 +42,7 @@ function request(now: number): StoredRequest {
 /** A first attempt's success at `at`, as the engine settles it. */
 function succeeded(id: string, at: number): Settlement {
   const attempt = { requestId: id, attemptNumber: 1, status: 'succeeded', responseStatusCode: 200, errorMessage: null, durationMs: 5, startedAt: at, completedAt: at, retry: null, finalReason: null, response: null } as const;
-  return { attempt, change: { set: { status: 'succeeded', attemptCount: 1, startedAt: at, completedAt: at, updatedAt: at, dueAt: null } } };
+  return { attempt, change: { set: { status: 'succeeded', attemptCount: 1, startedAt: at, completedAt: at, updatedAt: at, dueAt: null } }, callback: null };
 }
 
 function heap(): [number, number] {

@@ -5,6 +5,7 @@ import { NARROW, signIn, useConsoleBrowser, type ConsolePage, type OpenOptions }
 import { Budgets } from '../support/budget-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { useFerry } from '../support/fixture.js';
+import { eventually } from '../support/api-client.js';
 
 const certificate = sharedSelfSignedCertificate();
 
@@ -402,6 +403,23 @@ describe('the Requests pages of the console', () => {
     expect(admitted).toBeLessThan(10);
     await goTo(page, '#/flow-keys');
     await expect.poll(() => page.getByRole('row').filter({ hasText: key }).innerText()).toContain('slowed');
+    expect(c.problems()).toEqual([]);
+    await c.close();
+  });
+  it('links a request to the callback that reported its ending, and the callback back to it', async () => {
+    const id = await create({ url: `${dest.url}/reported`, callbacks: { on_success: `${dest.url}/report` } });
+    const callback = await eventually(
+      async () => (await f.api.call<{ callback_request_ids: string[] }>('GET', `/requests/${id}`)).body.data.callback_request_ids[0],
+      20_000,
+    );
+    const c = await opened(`#/requests/${id}`);
+    const { page } = c;
+    const definition = page.getByRole('region', { name: 'Definition' });
+    await expect.poll(() => definition.innerText()).toContain(`On success: ${dest.url}/report`);
+    expect(await definition.innerText()).toMatch(new RegExp(`Reported by\\s+${callback}`));
+    await definition.getByRole('link', { name: callback }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain(callback);
+    await expect.poll(() => page.getByRole('region', { name: 'Definition' }).innerText()).toMatch(new RegExp(`Callback for\\s+${id}`));
     expect(c.problems()).toEqual([]);
     await c.close();
   });

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
 import { describeClaimContracts } from './suite/all.js';
+import { CONTRACT_SHARDS } from './suite/harness.js';
 import { TestKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // The contracts of claims and of the changes made through them, with claims held in the claiming process as a
@@ -11,7 +12,7 @@ const keyspaces = new TestKeyspaces('ferry_ch');
 
 const makeBackend = async (): Promise<CassandraBackend> => {
   const lent = await keyspaces.take();
-  const backend = await openCassandraBackend({ ...infra.cassandra.connection(lent.keyspace), shardCount: 8, epochs: holdingEveryShard() });
+  const backend = await openCassandraBackend({ ...infra.cassandra.connection(lent.keyspace), shardCount: CONTRACT_SHARDS, epochs: holdingEveryShard() });
   return {
     ...backend,
     close: async () => {

@@ -1,6 +1,7 @@
 import { openCassandraBackend, type CassandraBackend } from '../../src/adapters/cassandra/backend.js';
 import { infra } from '../support/infra.js';
 import { describeBackendContracts } from './suite/all.js';
+import { CONTRACT_SHARDS } from './suite/harness.js';
 import { TestKeyspaces, holdingEveryShard } from './suite/scratch-cassandra.js';
 
 // Every test gets empty storage of its own: the ports promise fresh storage, and claims span all projects.
@@ -12,7 +13,7 @@ const keyspaces = new TestKeyspaces('ferry_ct');
 // cassandra-held-claims.
 const connection = (keyspace: string, claimStoredAfterMs?: number) => ({
   ...infra.cassandra.connection(keyspace),
-  shardCount: 8,
+  shardCount: CONTRACT_SHARDS,
   claimStoredAfterMs,
   epochs: holdingEveryShard(),
 });

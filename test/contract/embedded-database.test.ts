@@ -102,7 +102,7 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     const results = await Promise.allSettled([
       db.write('createProject', project('prj_a')),
       // The change applies, then the attempt collides with the stored one: the change must be undone too.
-      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 3, attempt: anAttempt(r.id, 1), change: { set: { attemptCount: 9 } } }),
+      db.write('recordAttempt', { projectId: PROJECT_A, id: r.id, expectedVersion: 3, attempt: anAttempt(r.id, 1), change: { set: { attemptCount: 9 } }, callback: null, usagePeriod: null }),
       db.write('changeRequest', { projectId: PROJECT_A, id: r.id, expectedVersion: 1, change: { set: { attemptCount: 5 } } }),
       db.write('createProject', project('prj_a')),
       db.write('createProject', project('prj_c')),

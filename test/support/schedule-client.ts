@@ -28,7 +28,14 @@ export interface ScheduleSummary {
 }
 
 export interface ScheduleDetail extends ScheduleSummary {
-  request: { url: string; body: unknown; headers: Record<string, string>; retry: number; flow_keys: string[] };
+  request: {
+    url: string;
+    body: unknown;
+    headers: Record<string, string>;
+    retry: number;
+    flow_keys: string[];
+    callbacks: { on_success: string | null; on_failure: string | null } | null;
+  };
 }
 
 /** The members of a schedule summary, and nothing else. */

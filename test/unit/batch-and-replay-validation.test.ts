@@ -88,6 +88,7 @@ describe('validateDefinition', () => {
     url: 'https://example.com/hook',
     method: 'POST',
     headers: [['Authorization', 'Bearer x']],
+    callbacks: null,
     body: new Uint8Array([1]),
     contentType: 'application/octet-stream',
     maxAttempts: 20,

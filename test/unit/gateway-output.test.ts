@@ -37,6 +37,7 @@ describe('gateway response bodies', () => {
       flow_keys: [], status: 'failed', waiting_for: null, last_response_status_code: null, scheduled_at: null, created_at: '2030-01-02T03:04:05.678Z', started_at: '2030-01-02T03:04:06.678Z',
       completed_at: '2030-01-02T03:04:07.678Z', max_attempts: 2, timeout_seconds: 50, metadata: { k: 'v' }, content_type: 'text/plain',
       headers: { Authorization: '[REDACTED]' }, updated_at: '2030-01-02T03:04:07.678Z', cancelled_at: null,
+      callbacks: null, callback_for_request_id: null, callback_request_ids: [],
       attempts: [
         {
           attempt_number: 1, status: 'failed', response_status_code: 429, error_message: null, duration_ms: 12,

@@ -50,6 +50,7 @@ describe('routes from (ferry.v1.http)', () => {
     expect([...send.queryFields.keys()]).toEqual(['url', 'method', 'retry', 'delay', 'deliver_at', 'timeout', 'queue']);
     expect(send.headers.map((b) => [b.lowerName, b.field.name, b.prefix, b.list])).toEqual([
       ['content-type', 'content_type', false, false], ['idempotency-key', 'idempotency_key', false, false], ['flow-keys', 'flow_keys', false, true],
+      ['callback-on-success', 'callback_on_success', false, false], ['callback-on-failure', 'callback_on_failure', false, false],
       ['x-forward-', 'forward_headers', true, false],
     ]);
     expect(send.maxBodyBytes).toBe(262_144);

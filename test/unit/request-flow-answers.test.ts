@@ -15,7 +15,7 @@ import { FakeClock } from '../support/fake-clock.js';
 const WHO = { id: 'req_1', projectId: 'prj_1', source: 'api', replayedFromRequestId: null, scheduleId: null } as const;
 const DEFINITION = {
   url: 'https://example.com/', method: 'POST', headers: [], body: null, contentType: null, maxAttempts: 1, timeoutSeconds: 50, queue: 'q',
-  flowKeys: ['tenant:1', 'vendor'], metadata: {},
+  flowKeys: ['tenant:1', 'vendor'], metadata: {}, callbacks: null,
 } as const;
 const HELD: WaitingFor = { kind: 'flow_key', name: 'vendor', reason: 'rate', since: 123 };
 

@@ -23,6 +23,7 @@ describe('validateSend', () => {
         queue: 'default',
         flowKeys: [],
         metadata: {},
+        callbacks: null,
       },
       deliverAt: null,
     });
@@ -125,6 +126,7 @@ describe('validateCreate', () => {
         queue: 'default',
         flowKeys: [],
         metadata: {},
+        callbacks: null,
       },
       deliverAt: null,
     });

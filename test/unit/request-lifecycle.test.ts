@@ -40,6 +40,7 @@ const retry: RetryDecision = {
 const success: AttemptDecision = { attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, retry: null, requestStatus: 'succeeded', finalReason: null, response: null };
 const failure: AttemptDecision = { attemptStatus: 'failed', responseStatusCode: 503, errorMessage: 'status 503', retry, requestStatus: 'queued', finalReason: null, response: null };
 const definition: RequestDefinition = {
+  callbacks: null,
   url: 'https://example.com/hook',
   method: 'POST',
   headers: [],

@@ -61,7 +61,9 @@ export async function openCassandraSession(o: CassandraSessionOptions): Promise<
 /** Every store on one session, the session's owner from then on: closing the backend closes it. */
 export function cassandraBackend(session: CassandraSession, o: CassandraStoreOptions): CassandraBackend {
   const clock = o.clock ?? systemClock;
+  const usage = new CassandraUsageStore(session, clock);
   const requests = new CassandraRequestStore(session, {
+    usage,
     shardCount: o.shardCount,
     claimStoredAfterMs: o.claimStoredAfterMs,
     clock,
@@ -74,7 +76,7 @@ export function cassandraBackend(session: CassandraSession, o: CassandraStoreOpt
     requests,
     schedules,
     idempotency: new CassandraIdempotencyStore(session),
-    usage: new CassandraUsageStore(session, clock),
+    usage,
     projects: new CassandraProjectStore(session),
     secrets: new CassandraSecretStore(session),
     budgets: new CassandraBudgetStore(session, clock),

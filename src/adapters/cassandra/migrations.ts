@@ -11,6 +11,7 @@ import { flowControl } from './schema/009-flow-control.js';
 import { budgetStates } from './schema/010-budget-states.js';
 import { attemptResponses } from './schema/011-attempt-responses.js';
 import { listQueueFlowKeys } from './schema/012-list-queue-flow-keys.js';
+import { callbacks } from './schema/013-callbacks.js';
 import { bulkActions } from './schema/014-bulk-actions.js';
 import { stats } from './schema/015-stats.js';
 import { listLastStatusCode } from './schema/016-list-last-status-code.js';
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   budgetStates,
   attemptResponses,
   listQueueFlowKeys,
+  callbacks,
   bulkActions,
   stats,
   listLastStatusCode,

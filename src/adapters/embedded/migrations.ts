@@ -260,6 +260,16 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX requests_by_last_status ON requests (project_id, last_status_code, created_at DESC, id DESC)
     WHERE last_status_code IS NOT NULL;
   `,
+  `
+  -- Callbacks (src/domain/request-lifecycle/callbacks.ts): where a request's ending is reported, as JSON text
+  -- {"on_success", "on_failure"}, NULL for none; on a callback, the request it reports on; on the original, the
+  -- callbacks created for its ending, a JSON array of IDs, NULL until one is. A schedule's request template keeps
+  -- callbacks too, for its occurrences.
+  ALTER TABLE requests ADD COLUMN callbacks TEXT;
+  ALTER TABLE requests ADD COLUMN callback_for_request_id TEXT;
+  ALTER TABLE requests ADD COLUMN callback_request_ids TEXT;
+  ALTER TABLE schedules ADD COLUMN callbacks TEXT;
+  `,
 ];
 
 /**

@@ -10,10 +10,12 @@ export class EmbeddedClaim implements Claim {
 
   /**
    * The change writes only the request's state: the body and headers already sent go. The flow keys stay: the
-   * deliverer still answers to their budgets until the attempt is settled.
+   * deliverer still answers to their budgets until the attempt is settled. A request with callbacks keeps its
+   * metadata, which the callback of its ending reports.
    */
   sent(): Claim {
-    return new EmbeddedClaim({ ...this.request, body: null, headers: [], metadata: {} });
+    const metadata = this.request.callbacks === null ? {} : this.request.metadata;
+    return new EmbeddedClaim({ ...this.request, body: null, headers: [], metadata });
   }
 
   /** `claim` as one of this store's; anything else is a mistake of the caller's. */

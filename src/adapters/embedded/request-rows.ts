@@ -1,7 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { AttemptRecord, FinalReason, HeaderEntry, HttpMethod, RequestSource, RequestStatus, RetryDecision, StoredRequest } from '../../domain/request.js';
 import { CLAIMED_FROM } from '../../domain/request-lifecycle/index.js';
-import { flowKeysColumn, flowKeysFromColumn, waitingForColumn, waitingForFromColumn } from '../request-json-columns.js';
+import {
+  callbackIdsColumn,
+  callbackIdsFromColumn,
+  callbacksColumn,
+  callbacksFromColumn,
+  flowKeysColumn,
+  flowKeysFromColumn,
+  waitingForColumn,
+  waitingForFromColumn,
+} from '../request-json-columns.js';
 import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
 
@@ -16,7 +25,7 @@ const READ_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'body', 'content_type', 'max_attempts', 'timeout_seconds',
   'queue', 'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
-  'version', 'flow_keys', 'waiting_for', 'last_status_code',
+  'version', 'flow_keys', 'waiting_for', 'last_status_code', 'callbacks', 'callback_for_request_id', 'callback_request_ids',
 ] as const;
 
 /** A `requests` row read in raw mode with `REQUEST_SELECT_LIST`. */
@@ -28,6 +37,7 @@ type RequestValues = [
   started_at: number | null, completed_at: number | null, cancelled_at: number | null,
   cancel_requested_at: number | null, version: number, flow_keys: string | null, waiting_for: string | null,
   last_status_code: number | null,
+  callbacks: string | null, callback_for_request_id: string | null, callback_request_ids: string | null,
 ];
 
 /** For SELECT and RETURNING of statements whose rows go through `requestFromValues`, prepared in raw mode. */
@@ -50,7 +60,8 @@ export function insertRequest(insert: Database.Statement, r: StoredRequest): voi
     r.body, r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
-    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor), r.lastStatusCode,
+    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor), r.lastStatusCode, callbacksColumn(r.callbacks), r.callbackForRequestId,
+    callbackIdsColumn(r.callbackRequestIds),
   );
 }
 
@@ -93,6 +104,9 @@ export function requestFromValues(v: unknown): StoredRequest {
     flowKeys: flowKeysFromColumn(row[25]),
     waitingFor: waitingForFromColumn(row[26]),
     lastStatusCode: row[27],
+    callbacks: callbacksFromColumn(row[28]),
+    callbackForRequestId: row[29],
+    callbackRequestIds: callbackIdsFromColumn(row[30]),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type Transition,
 } from '../../domain/request-lifecycle/index.js';
 import { VersionConflict, type Claim, type RecordedState, type RequestListQuery, type RequestStore } from '../../ports/requests.js';
+import { usagePeriod } from '../../domain/usage-period.js';
 import type { EmbeddedDatabase } from './database.js';
 import { EmbeddedClaim } from './request-claim.js';
 import { statusList } from '../request-patch-columns.js';
@@ -133,9 +134,10 @@ export class EmbeddedRequestStore implements RequestStore {
 
   async recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState> {
     const r = EmbeddedClaim.of(claim).request;
-    const { attempt, change } = settled;
+    const { attempt, change, callback } = settled;
     if (attempt.requestId !== r.id) throw new Error(`Attempt of ${attempt.requestId} recorded on request ${r.id}.`);
-    return this.db.write('recordAttempt', { projectId: r.projectId, id: r.id, expectedVersion: r.version, attempt, change });
+    const usage = callback === null ? null : usagePeriod(callback.createdAt);
+    return this.db.write('recordAttempt', { projectId: r.projectId, id: r.id, expectedVersion: r.version, attempt, change, callback, usagePeriod: usage });
   }
 
   async claimDue(now: number, limit: number, leaseUntil: number): Promise<Claim[]> {

@@ -1,7 +1,7 @@
 import type { HeaderEntry } from '../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { Timing } from '../../domain/schedule/timing.js';
-import { flowKeysColumn, flowKeysFromColumn } from '../request-json-columns.js';
+import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../request-json-columns.js';
 import { plainBytes } from './bytes.js';
 
 // Rows cross the driver as positional values, as requests do (see request-rows.ts).
@@ -16,6 +16,7 @@ export const TIMER_SET_SQL = "status = 'active' AND next_run_at IS NOT NULL";
 const READ_COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
   'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
+  'callbacks',
 ] as const;
 
 /** A `schedules` row read in raw mode with `SCHEDULE_SELECT_LIST`. */
@@ -24,6 +25,7 @@ type ScheduleValues = [
   body: Uint8Array | null, retry: number, next_run_at: number | null, last_run_at: number | null,
   last_run_outcome: string | null, created_at: number, updated_at: number, version: number,
   previous_run_at: number | null, previous_run_outcome: string | null, flow_keys: string | null,
+  callbacks: string | null,
 ];
 
 type BindValue = string | number | Uint8Array | null;
@@ -40,7 +42,7 @@ export function scheduleInsertValues(s: StoredSchedule): BindValue[] {
   return [
     s.id, s.projectId, s.name, timingJson(s.timing), s.status, r.url, JSON.stringify(r.headers), r.body, r.retry,
     s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
-    flowKeysColumn(r.flowKeys ?? []),
+    flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks),
   ];
 }
 
@@ -58,6 +60,7 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
       body: plainBytes(row[7]),
       retry: row[8],
       flowKeys: flowKeysFromColumn(row[17]),
+      callbacks: callbacksFromColumn(row[18]),
     },
     nextRunAt: row[9],
     lastRunAt: row[10],
@@ -91,6 +94,7 @@ export function schedulePatchAssignments(patch: SchedulePatch): { sets: string; 
     set('body', patch.request.body);
     set('retry', patch.request.retry);
     set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
+    set('callbacks', callbacksColumn(patch.request.callbacks));
   }
   if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
   if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);

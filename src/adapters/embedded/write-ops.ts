@@ -44,6 +44,10 @@ const RESERVE = `INSERT INTO usage (project_id, period, used) VALUES (?, ?, ?)
   ON CONFLICT (project_id, period) DO UPDATE SET used = used + excluded.used
   WHERE usage.used + excluded.used <= ?`;
 
+// Counted, never refused: what a callback adds to its project's usage.
+const COUNT_USAGE = `INSERT INTO usage (project_id, period, used) VALUES (?, ?, 1)
+  ON CONFLICT (project_id, period) DO UPDATE SET used = used + 1`;
+
 export interface UpdateArgs {
   readonly projectId: string;
   readonly id: string;
@@ -72,10 +76,21 @@ export const writeOps = {
     applyChange(db, a, 'version');
   },
 
-  recordAttempt(db: Connection, a: UpdateArgs & { readonly attempt: AttemptRecord }): RecordedState {
+  /**
+   * The attempt, the change, and the callback the ending makes if any, in one transaction: a crash leaves all or
+   * none. The callback counts in its month's usage without a limit: an ending is never refused.
+   */
+  recordAttempt(
+    db: Connection,
+    a: UpdateArgs & { readonly attempt: AttemptRecord; readonly callback: StoredRequest | null; readonly usagePeriod: string | null },
+  ): RecordedState {
     // The conditional update goes first: on conflict the op stops before the attempt is stored.
     const [status, dueAt, version] = applyChange(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
     insertAttempt(db.statement(INSERT_ATTEMPT), () => db.statement(INSERT_ATTEMPT_BODY), a.projectId, a.attempt);
+    if (a.callback !== null && a.usagePeriod !== null) {
+      insertRequest(db.statement(INSERT_REQUEST), a.callback);
+      db.statement(COUNT_USAGE).run(a.callback.projectId, a.usagePeriod);
+    }
     return { status, dueAt, version };
   },
 

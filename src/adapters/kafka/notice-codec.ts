@@ -52,13 +52,17 @@ function carriedNotice(shard: number, requestId: string, text: string): DecodedN
   const wellFormed =
     id === requestId && typeof version === 'number' && typeof createdAt === 'number' && (body === null || typeof body === 'string');
   if (!wellFormed) return { kind: 'work', requestId, shard, dueAt };
-  // A notice from a process of an earlier version carries a request without flow control's fields or the last status code.
+  // A notice from a process of an earlier version carries a request without flow control's or callbacks' fields or
+  // the last status code.
   const request = {
     ...parsed,
     body: body === null ? null : new Uint8Array(Buffer.from(body, 'base64')),
     flowKeys: parsed['flowKeys'] ?? [],
     waitingFor: parsed['waitingFor'] ?? null,
     lastStatusCode: parsed['lastStatusCode'] ?? null,
+    callbacks: parsed['callbacks'] ?? null,
+    callbackForRequestId: parsed['callbackForRequestId'] ?? null,
+    callbackRequestIds: parsed['callbackRequestIds'] ?? [],
   } as unknown as StoredRequest;
   return { kind: 'work', requestId, shard, dueAt, request };
 }

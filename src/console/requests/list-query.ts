@@ -9,6 +9,7 @@ export const SOURCES = [
   ['api', 'API'],
   ['recurring', 'Schedule'],
   ['replay', 'Replay'],
+  ['callback', 'Callback'],
 ] as const;
 export const PAGE_SIZES = ['20', '50', '100'] as const;
 

@@ -105,6 +105,10 @@ function RequestView({ id }: { id: string }) {
           <dd>
             <Source request={request} />
           </dd>
+          <dt>Callbacks</dt>
+          <dd>
+            <Callbacks request={request} />
+          </dd>
         </dl>
         <h3>Headers</h3>
         <KeyValues entries={request.headers} label="Headers" empty="No destination headers." />
@@ -140,7 +144,44 @@ function attemptsText(maxAttempts: number): string {
   return `${maxAttempts} in all: the first and up to ${retries} ${retries === 1 ? 'retry' : 'retries'}, exponential backoff`;
 }
 
+/**
+ * Where the request's ending is reported, and the callbacks made for it; on a callback, the request it reports on.
+ * A cancelled request reports nothing, which the empty state says.
+ */
+function Callbacks({ request }: { request: RequestDetail }) {
+  const made = request.callback_request_ids ?? [];
+  const urls = request.callbacks;
+  return (
+    <>
+      {urls?.on_success ? (
+        <div>
+          On success: <code class="url-text">{urls.on_success}</code>
+        </div>
+      ) : null}
+      {urls?.on_failure ? (
+        <div>
+          On failure: <code class="url-text">{urls.on_failure}</code>
+        </div>
+      ) : null}
+      {made.map((id) => (
+        <div key={id}>
+          Reported by <CopyId id={id} href={hrefOf({ page: 'request', id })} />
+        </div>
+      ))}
+      {urls && made.length === 0 ? <div class="muted">No callback yet: one is made when the request succeeds or fails (not when cancelled).</div> : null}
+      {!urls && made.length === 0 && !request.callback_for_request_id ? <span class="muted">None.</span> : null}
+    </>
+  );
+}
+
 function Source({ request }: { request: RequestDetail }) {
+  if (request.callback_for_request_id) {
+    return (
+      <>
+        Callback for <CopyId id={request.callback_for_request_id} href={hrefOf({ page: 'request', id: request.callback_for_request_id })} />
+      </>
+    );
+  }
   if (request.schedule_id !== null) {
     return (
       <>

@@ -1,5 +1,6 @@
 import type { AttemptDecision } from '../delivery/policy.js';
 import type { AttemptRecord, RequestPatch, StoredRequest } from '../request.js';
+import { callbackFor } from './callbacks.js';
 import { isLeased } from './statuses.js';
 import type { Transition } from './transitions.js';
 
@@ -10,10 +11,15 @@ export interface AttemptTiming {
   readonly completedAt: number;
 }
 
-/** An attempt settled: the record of the attempt, and what it does to its request. */
+/** An attempt settled: the record of the attempt, what it does to its request, and the callback its ending makes. */
 export interface Settlement {
   readonly attempt: AttemptRecord;
   readonly change: Transition;
+  /**
+   * The callback reporting the ending (`callbacks.ts`), written in the same write as the change; null when the
+   * attempt does not end the request, ends it `cancelled`, or the request names no URL for that ending.
+   */
+  readonly callback: StoredRequest | null;
 }
 
 /**
@@ -22,7 +28,7 @@ export interface Settlement {
  * the destination did get the request. A request the cancel already ended (its claim was not stored yet, so it
  * looked queued) stays cancelled and gains the attempt.
  */
-export function settleAttempt(r: StoredRequest, attemptNumber: number, decision: AttemptDecision, timing: AttemptTiming): Settlement {
+export function settleAttempt(r: StoredRequest, attemptNumber: number, decision: AttemptDecision, timing: AttemptTiming, shardCount = 1): Settlement {
   const { completedAt } = timing;
   const alreadyCancelled = r.status === 'cancelled';
   const cancelled = alreadyCancelled || (r.cancelRequestedAt !== null && decision.requestStatus !== 'succeeded');
@@ -48,23 +54,24 @@ export function settleAttempt(r: StoredRequest, attemptNumber: number, decision:
   } else {
     set = { ...base, status: decision.requestStatus, completedAt, dueAt: null };
   }
-  return {
-    attempt: {
-      requestId: r.id,
-      attemptNumber,
-      status: decision.attemptStatus,
-      responseStatusCode: decision.responseStatusCode,
-      errorMessage: decision.errorMessage,
-      durationMs: timing.durationMs,
-      startedAt: timing.startedAt,
-      completedAt,
-      retry: cancelled ? null : decision.retry,
-      // A cancel, not the attempt, ended a cancelled request.
-      finalReason: cancelled ? null : decision.finalReason,
-      response: decision.response,
-    },
-    change: { set },
+  const attempt: AttemptRecord = {
+    requestId: r.id,
+    attemptNumber,
+    status: decision.attemptStatus,
+    responseStatusCode: decision.responseStatusCode,
+    errorMessage: decision.errorMessage,
+    durationMs: timing.durationMs,
+    startedAt: timing.startedAt,
+    completedAt,
+    retry: cancelled ? null : decision.retry,
+    // A cancel, not the attempt, ended a cancelled request.
+    finalReason: cancelled ? null : decision.finalReason,
+    response: decision.response,
   };
+  const ended = set.status === 'succeeded' || set.status === 'failed' ? set.status : null;
+  const callback = ended === null ? null : callbackFor(r, ended, attempt, completedAt, shardCount);
+  if (callback !== null) set = { ...set, callbackRequestIds: [callback.id] };
+  return { attempt, change: { set }, callback };
 }
 
 /**

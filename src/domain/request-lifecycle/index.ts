@@ -7,7 +7,16 @@
 //   cancel asked: queued | scheduled ─▶ cancelled at once; delivering ─▶ cancel requested, settled by the attempt
 //   cancel made final: a claimed request whose cancel was asked before the claim ─▶ cancelled, no attempt
 //   cancel applied on read: how readers see a cancel its deliverer has not made final yet (Cassandra)
+//   ended succeeded | failed with a callback named for that ending ─▶ the callback created in the same write
 export { settleAttempt, stillClaimed, type AttemptTiming, type Settlement } from './attempts.js';
+export {
+  CALLBACK_CONTENT_TYPE,
+  CALLBACK_MAX_ATTEMPTS,
+  callbackFor,
+  replayedCallbackFor,
+  type CallbackReport,
+  type ReportedResponse,
+} from './callbacks.js';
 export { cancelAsRead, cancelMadeFinal, decideCancel, statusAsRead, type CancelDecision } from './cancels.js';
 export {
   ACTIVE_STATUSES,

@@ -21,6 +21,8 @@ export interface NewRequestIdentity {
   readonly source: RequestSource;
   readonly replayedFromRequestId: string | null;
   readonly scheduleId: string | null;
+  /** The request a callback reports on; null (the default) for any other request. */
+  readonly callbackForRequestId?: string | null;
 }
 
 /**
@@ -42,11 +44,14 @@ export function accepted(who: NewRequestIdentity, d: RequestDefinition, deliverA
     queue: d.queue,
     flowKeys: d.flowKeys,
     metadata: d.metadata,
+    callbacks: d.callbacks,
     id: who.id,
     projectId: who.projectId,
     source: who.source,
     replayedFromRequestId: who.replayedFromRequestId,
     scheduleId: who.scheduleId,
+    callbackForRequestId: who.callbackForRequestId ?? null,
+    callbackRequestIds: [],
     status: delayed ? 'scheduled' : 'queued',
     scheduledAt: delayed ? deliverAt : null,
     dueAt: delayed ? deliverAt : now,

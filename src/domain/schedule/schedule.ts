@@ -1,4 +1,4 @@
-import type { HeaderEntry } from '../request.js';
+import type { HeaderEntry, RequestCallbacks } from '../request.js';
 import type { Timing } from './timing.js';
 
 export type ScheduleStatus = 'active' | 'paused';
@@ -16,6 +16,8 @@ export interface ScheduleRequest {
   readonly retry: number;
   /** The flow keys every occurrence's request carries (`src/domain/flow/`), in the order given; at most four. */
   readonly flowKeys: readonly string[];
+  /** The callbacks every occurrence's request carries; absent or null for none. */
+  readonly callbacks?: RequestCallbacks | null;
 }
 
 /** A schedule as stored. Times are milliseconds since the Unix epoch, UTC. */

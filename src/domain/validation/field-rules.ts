@@ -97,6 +97,8 @@ const URL_RULE: FieldRule = {
   note: 'An absolute HTTPS URL to a public host, without credentials or fragment.',
 };
 const METHOD_RULE: FieldRule = { enum: HTTP_METHODS };
+const CALLBACK_URL_RULE: FieldRule = { maxBytes: MAX_URL_BYTES, format: 'uri', note: 'Refused as a destination URL is: HTTPS to a public host.' };
+const CALLBACKS_RULE: FieldRule = { note: 'At least one of `on_success` and `on_failure`.' };
 const DELAY_RULE: FieldRule = { pattern: DELAY_PATTERN, note: 'The pattern checks the spelling; the range is checked beyond it. Not together with `deliver_at`.' };
 const DELIVER_AT_RULE: FieldRule = { format: 'date-time', note: 'At most 30 days ahead, which a schema cannot state; not together with `delay`.' };
 const TIMEOUT_RULE: FieldRule = { pattern: TIMEOUT_PATTERN, note: 'The pattern checks the spelling; the range is checked beyond it.' };
@@ -144,6 +146,7 @@ function definitionRules(message: string, headers: FieldRule): Record<string, Fi
     [`${message}.queue`]: QUEUE_RULE,
     [`${message}.metadata`]: METADATA_RULE,
     [`${message}.flow_keys`]: FLOW_KEYS_RULE,
+    [`${message}.callbacks`]: CALLBACKS_RULE,
   };
 }
 
@@ -182,6 +185,10 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.SendRequest.forward_headers': HEADERS_RULE,
   'ferry.v1.SendRequest.flow_keys': { pattern: FLOW_KEYS_HEADER_PATTERN },
   'ferry.v1.SendRequest.body': { maxBytes: MAX_BODY_BYTES },
+  'ferry.v1.SendRequest.callback_on_success': CALLBACK_URL_RULE,
+  'ferry.v1.SendRequest.callback_on_failure': CALLBACK_URL_RULE,
+  'ferry.v1.Callbacks.on_success': CALLBACK_URL_RULE,
+  'ferry.v1.Callbacks.on_failure': CALLBACK_URL_RULE,
 
   'ferry.v1.CreateRequestRequest.idempotency_key': KEY_RULE,
   'ferry.v1.CreateRequestRequest.input': { required: true },
@@ -277,6 +284,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ScheduleRequestInput.headers': HEADERS_RULE,
   'ferry.v1.ScheduleRequestInput.retry': RETRY_RULE,
   'ferry.v1.ScheduleRequestInput.flow_keys': FLOW_KEYS_RULE,
+  'ferry.v1.ScheduleRequestInput.callbacks': CALLBACKS_RULE,
 
   ...budgetRules('Queue', 'Queues', 'name', QUEUE_RULE),
   ...budgetRules('FlowKey', 'FlowKeys', 'key', FLOW_KEY_RULE),

@@ -5,6 +5,7 @@ export { validateDestinationUrl, isPublicAddress, type DestinationOptions } from
 export { parseDelay, parseTimeout, parseRfc3339, resolveDeliveryTime, formatDuration } from './durations.js';
 export { validateDestinationHeaders, validateContentType, isFieldValue } from './headers.js';
 export { validateMetadata } from './metadata.js';
+export { validateCallbacks, validateCallbackHeaders, type CallbacksInput } from './callbacks.js';
 export { validateFlowKey, validateFlowKeys, parseFlowKeysHeader } from './flow-keys.js';
 export { validateBudgetLimits, validateBudgetName, parsePeriod, MAX_BURST, type BudgetLimitsInput } from './budget-limits.js';
 export { JsonText } from './json-text.js';

@@ -24,6 +24,7 @@ import {
 import { validateMetadata } from './metadata.js';
 import { QUEUE_PATTERN as QUEUE, RETRY_BACKOFFS } from './patterns.js';
 import { validateDestinationUrl } from './url.js';
+import { validateCallbackHeaders, validateCallbacks, type CallbacksInput } from './callbacks.js';
 
 /** Quick send: query parameters, raw body, and `X-Forward-` headers already stripped of their prefix. */
 export interface SendInput {
@@ -37,6 +38,9 @@ export interface SendInput {
   contentType?: string;
   /** The `Flow-Keys` header as sent: keys separated by commas. */
   flowKeys?: string;
+  /** The `Callback-On-Success` and `Callback-On-Failure` headers. */
+  callbackOnSuccess?: string;
+  callbackOnFailure?: string;
   forwardHeaders: ReadonlyArray<readonly [string, string]>;
   body: Uint8Array;
 }
@@ -56,6 +60,8 @@ export interface CreateInput {
   /** Absent means none; given only when the caller named some, so inputs without keys fingerprint as before. */
   flowKeys?: string[];
   metadata: Record<string, string>;
+  /** Absent means none; given only when the caller named some, so inputs without them fingerprint as before. */
+  callbacks?: CallbacksInput;
 }
 
 export interface ValidatedRequest {
@@ -133,11 +139,12 @@ export function validateSend(input: SendInput, opts: ValidationOptions): Validat
   const flowKeys = parseFlowKeysHeader(input.flowKeys);
   const contentType = input.contentType === undefined ? null : validateContentType(input.contentType);
   const headers = validateDestinationHeaders(input.forwardHeaders, 'X-Forward-');
+  const callbacks = validateCallbackHeaders(input.callbackOnSuccess, input.callbackOnFailure, { allowPrivate: opts.allowPrivateDestinations });
   checkBodySize(input.body.byteLength);
   // An empty HTTP body and no body are the same thing on the wire; null keeps one representation.
   const body = input.body.byteLength === 0 ? null : input.body;
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata: {} },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata: {}, callbacks },
     deliverAt,
   };
 }
@@ -182,8 +189,9 @@ export function validateCreate(input: CreateInput, opts: ValidationOptions): Val
   const queue = validateQueue(input.queue);
   const flowKeys = validateFlowKeys(input.flowKeys);
   const metadata = validateMetadata(input.metadata ?? {});
+  const callbacks = validateCallbacks(input.callbacks, { allowPrivate: opts.allowPrivateDestinations });
   return {
-    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata },
+    definition: { url, method, headers, body, contentType, maxAttempts, timeoutSeconds, queue, flowKeys, metadata, callbacks },
     deliverAt,
   };
 }
@@ -246,6 +254,10 @@ export function validateDefinition(def: RequestDefinition, opts: Pick<Validation
     validateQueue(def.queue);
     validateFlowKeys(def.flowKeys);
     validateMetadata(def.metadata as Record<string, string>);
+    if (def.callbacks !== null) {
+      const { onSuccess, onFailure } = def.callbacks;
+      validateCallbacks({ ...(onSuccess !== null ? { onSuccess } : {}), ...(onFailure !== null ? { onFailure } : {}) }, { allowPrivate: opts.allowPrivateDestinations });
+    }
   } catch (e) {
     if (!(e instanceof FerryError)) throw e;
     throw new FerryError('INVALID_STORED_DEFINITION', `The stored request no longer passes validation: ${e.message}`, e.field);

@@ -8,6 +8,7 @@ import { requireUrl, validateJsonBody, validateRetryCount } from './request-inpu
 import { validateTiming, type TimingInput } from './timing.js';
 import { parseRfc3339 } from './durations.js';
 import { validateDestinationUrl } from './url.js';
+import { validateCallbacks, type CallbacksInput } from './callbacks.js';
 
 /** The request every occurrence of a schedule creates, as the caller gave it. */
 export interface ScheduleRequestInput {
@@ -19,6 +20,8 @@ export interface ScheduleRequestInput {
   retry?: number;
   /** Absent means none; on update the keys are replaced like the URL, body and retry. */
   flowKeys?: string[];
+  /** Absent means none; on update they are replaced like the URL, body and retry. */
+  callbacks?: CallbacksInput;
 }
 
 export interface CreateScheduleInput {
@@ -66,15 +69,16 @@ function validateScheduleRequest(input: ScheduleRequestInput | undefined, opts: 
   const headers = validateDestinationHeaders(given, 'request.headers');
   const retry = validateRetryCount(input.retry, 'request.retry') - 1;
   const flowKeys = validateFlowKeys(input.flowKeys, 'request.flow_keys');
-  return { url, body, retry, flowKeys, headers, headersGiven: given.length > 0 };
+  const callbacks = validateCallbacks(input.callbacks, { allowPrivate: opts.allowPrivateDestinations }, 'request.callbacks');
+  return { url, body, retry, flowKeys, callbacks, headers, headersGiven: given.length > 0 };
 }
 
 /** Create: every member is required but the request's body, headers and retry. */
 export function validateCreateSchedule(input: CreateScheduleInput, opts: ScheduleValidationOptions): ValidatedSchedule {
   const name = validateScheduleName(input.name);
   const timing = validateTiming(input.timing, { now: opts.now, creating: true });
-  const { url, body, retry, flowKeys, headers } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, flowKeys, headers } };
+  const { url, body, retry, flowKeys, callbacks, headers } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, flowKeys, callbacks, headers } };
 }
 
 /**
@@ -89,8 +93,8 @@ export function validateUpdateSchedule(input: UpdateScheduleInput, opts: Schedul
   const name = none(input.name) ? undefined : validateScheduleName(input.name);
   const timing = none(input.timing) ? undefined : validateTiming(input.timing, { now: opts.now, creating: true });
   if (none(input.request)) return { name, timing };
-  const { url, body, retry, flowKeys, headers, headersGiven } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, flowKeys, headers: headersGiven ? headers : undefined } };
+  const { url, body, retry, flowKeys, callbacks, headers, headersGiven } = validateScheduleRequest(input.request, opts);
+  return { name, timing, request: { url, body, retry, flowKeys, callbacks, headers: headersGiven ? headers : undefined } };
 }
 
 export interface PreviewInput {

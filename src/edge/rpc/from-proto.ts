@@ -1,8 +1,8 @@
 import { toJson } from '@bufbuild/protobuf';
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
-import { JsonText, type CreateInput, type SendInput } from '../../domain/validation/index.js';
+import { JsonText, type CallbacksInput, type CreateInput, type SendInput } from '../../domain/validation/index.js';
 import type { SendRequest } from '../../gen/ferry/v1/request_service_pb.js';
-import type { BatchItem, RequestInput } from '../../gen/ferry/v1/requests_pb.js';
+import type { BatchItem, Callbacks, RequestInput } from '../../gen/ferry/v1/requests_pb.js';
 import { valueText } from '../http/value-text.js';
 
 export function sendInputOf(m: SendRequest): SendInput {
@@ -16,6 +16,8 @@ export function sendInputOf(m: SendRequest): SendInput {
     queue: m.queue,
     contentType: m.contentType,
     flowKeys: m.flowKeys,
+    callbackOnSuccess: m.callbackOnSuccess,
+    callbackOnFailure: m.callbackOnFailure,
     forwardHeaders: Object.entries(m.forwardHeaders),
     body: m.body,
   };
@@ -37,7 +39,15 @@ export function createInputOf(m: RequestInput | BatchItem | undefined): CreateIn
     // Left out when none are named, so an input without keys fingerprints as it did before keys existed.
     ...(m.flowKeys.length === 0 ? {} : { flowKeys: [...m.flowKeys] }),
     metadata: { ...m.metadata },
+    // Left out when absent, for the same reason.
+    ...callbacksInputOf(m.callbacks),
   };
+}
+
+/** Callbacks as validation takes them: `{ callbacks }` when the message is present, else nothing. */
+export function callbacksInputOf(c: Callbacks | undefined): { callbacks?: CallbacksInput } {
+  if (c === undefined) return {};
+  return { callbacks: { ...(c.onSuccess !== undefined ? { onSuccess: c.onSuccess } : {}), ...(c.onFailure !== undefined ? { onFailure: c.onFailure } : {}) } };
 }
 
 /**

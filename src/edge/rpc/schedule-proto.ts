@@ -16,8 +16,8 @@ import {
 } from '../../gen/ferry/v1/schedules_pb.js';
 import { hasRespelledNumber } from '../http/json-source.js';
 import { keepValueText } from '../http/value-text.js';
-import { bodyOf } from './from-proto.js';
-import { ts } from './to-proto.js';
+import { bodyOf, callbacksInputOf } from './from-proto.js';
+import { callbacksToProto, ts } from './to-proto.js';
 
 const STATUS: Record<DomainStatus, ScheduleStatus> = { active: ScheduleStatus.ACTIVE, paused: ScheduleStatus.PAUSED };
 const OUTCOME: Record<DomainOutcome, RunOutcome> = {
@@ -39,6 +39,7 @@ export function requestInputOf(r: ScheduleRequestInput | undefined): DomainReque
     retry: r.retry,
     // Left out when none are named, so a definition without keys fingerprints as it did before keys existed.
     ...(r.flowKeys.length === 0 ? {} : { flowKeys: [...r.flowKeys] }),
+    ...callbacksInputOf(r.callbacks),
   };
 }
 
@@ -85,6 +86,7 @@ export function scheduleToProto(s: StoredSchedule): Schedule {
       headers: Object.fromEntries(s.request.headers.map(([name]) => [name, '[REDACTED]'])),
       retry: s.request.retry,
       flowKeys: [...(s.request.flowKeys ?? [])],
+      callbacks: callbacksToProto(s.request.callbacks ?? null),
     },
   });
 }

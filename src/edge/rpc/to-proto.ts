@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { BudgetKind as DomainKind, HoldReason as DomainReason } from '../../domain/flow/budgets.js';
 import { bodyText } from '../../domain/delivery/response.js';
-import type { CapturedResponse, Acceptance as DomainAcceptance, AttemptRecord, FinalReason as DomainFinalReason, StoredRequest } from '../../domain/request.js';
+import type { CapturedResponse, RequestCallbacks, Acceptance as DomainAcceptance, AttemptRecord, FinalReason as DomainFinalReason, StoredRequest } from '../../domain/request.js';
 import { BudgetKind, HoldReason, WaitingForSchema, type WaitingFor } from '../../gen/ferry/v1/budgets_pb.js';
 import {
   AcceptanceSchema,
@@ -110,6 +110,12 @@ function responseToProto(r: CapturedResponse): AttemptResponse {
   });
 }
 
+/** A request's callbacks as the API shows them; undefined (absent) for none. */
+export function callbacksToProto(c: RequestCallbacks | null): { onSuccess?: string; onFailure?: string } | undefined {
+  if (c === null) return undefined;
+  return { ...(c.onSuccess !== null ? { onSuccess: c.onSuccess } : {}), ...(c.onFailure !== null ? { onFailure: c.onFailure } : {}) };
+}
+
 export function attemptToProto(a: AttemptRecord): Attempt {
   return create(AttemptSchema, {
     attemptNumber: a.attemptNumber,
@@ -151,5 +157,8 @@ export function requestToProto(r: StoredRequest, attempts: readonly AttemptRecor
     updatedAt: ts(r.updatedAt),
     cancelledAt: ts(r.cancelledAt),
     attempts: attempts.map(attemptToProto),
+    callbacks: callbacksToProto(r.callbacks),
+    callbackForRequestId: r.callbackForRequestId ?? undefined,
+    callbackRequestIds: [...r.callbackRequestIds],
   });
 }

@@ -34,6 +34,8 @@ export interface DeliveryEngineOptions {
    * (one delivering process). An empty scope claims nothing, e.g. while a rebalance is under way.
    */
   readonly shards?: () => ShardScope;
+  /** The deployment's shard count, which places a callback on its request's shard; 1 (the default) without shards. */
+  readonly shardCount?: number;
   /**
    * The flow-control budgets every attempt must fit (its queue's and its flow keys'); omitted, only the global,
    * per-host and per-queue slots bound delivery.
@@ -382,7 +384,7 @@ export class DeliveryEngine {
   ): Promise<void> {
     let current = claim;
     for (let tries = 0; tries < 5; tries++) {
-      const settled = settleAttempt(current.request, attemptNumber, decision, timing);
+      const settled = settleAttempt(current.request, attemptNumber, decision, timing, this.o.shardCount ?? 1);
       const { attempt } = settled;
       try {
         const at = current;

@@ -20,6 +20,7 @@ function item(n: number, itemKey: KeyedCall | null = null): NewRequest {
       url: `https://example.com/hook?n=${n}`,
       method: 'POST',
       headers: [],
+      callbacks: null,
       body: new TextEncoder().encode(`body ${n}`),
       contentType: 'text/plain',
       maxAttempts: 3,

@@ -29,6 +29,9 @@ export function useBackend(make: BackendFactory): () => Backend {
   };
 }
 
+/** The shard count the contract files give a distributed backend: where a callback is placed (`settleAttempt`). */
+export const CONTRACT_SHARDS = 8;
+
 export const PROJECT_A = 'prj_contract_a';
 export const PROJECT_B = 'prj_contract_b';
 export const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
@@ -57,6 +60,9 @@ export function aRequest(overrides: Partial<StoredRequest> = {}): StoredRequest 
     flowKeys: [],
     metadata: {},
     waitingFor: null,
+    callbacks: null,
+    callbackForRequestId: null,
+    callbackRequestIds: [],
     source: 'api',
     replayedFromRequestId: null,
     scheduleId: null,
@@ -92,7 +98,7 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
     name: 'nightly report',
     timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt },
     status: 'active',
-    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [] },
+    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [], callbacks: null },
     nextRunAt: firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
@@ -112,7 +118,7 @@ export function succeededAt(at: number): RequestPatch {
 
 /** An attempt settled with the change `set`, as `recordAttempt` takes it. */
 export function settled(attempt: AttemptRecord, set: RequestPatch): Settlement {
-  return { attempt, change: { set } };
+  return { attempt, change: { set }, callback: null };
 }
 
 /** The one claim `claimDue` makes at `now` of request `id`, due then and alone due in the store. */

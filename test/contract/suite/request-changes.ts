@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { AttemptDecision } from '../../../src/domain/delivery/policy.js';
 import type { RetryDecision } from '../../../src/domain/request.js';
+import { settleAttempt } from '../../../src/domain/request-lifecycle/index.js';
+import { usagePeriod } from '../../../src/domain/usage-period.js';
 import { VersionConflict } from '../../../src/ports/requests.js';
 import {
+  CONTRACT_SHARDS,
   PROJECT_A,
   T0,
   aRequest,
@@ -37,6 +41,39 @@ export function describeRequestChangeContract(makeBackend: BackendFactory): void
       expect(await store().get(PROJECT_A, r.id)).toStrictEqual(expected);
       expect(await store().claimDue(T0 + 60_999, 10, T0 + 120_000)).toEqual([]);
       expect((await claimOf(store(), r.id, T0 + 61_000)).request).toMatchObject({ status: 'delivering', startedAt: T0 + 61_000 });
+    });
+
+    it('records an ending with the callback it makes in the same write, counted in usage; a repeat makes no second callback', async () => {
+      const r = aRequest({ callbacks: { onSuccess: 'https://example.com/ok', onFailure: 'https://example.com/failed' }, metadata: { order: '7' } });
+      await store().insertMany([r]);
+      const claim = (await claimOf(store(), r.id, T0)).sent();
+      const decision: AttemptDecision = {
+        attemptStatus: 'failed',
+        responseStatusCode: 404,
+        errorMessage: 'HTTP 404',
+        retry: null,
+        requestStatus: 'failed',
+        finalReason: 'final_status',
+        response: { headers: [['content-type', 'text/plain']], body: new TextEncoder().encode('gone'), bodyTruncated: false },
+      };
+      const ending = settleAttempt(claim.request, 1, decision, { startedAt: T0 + 10, durationMs: 5, completedAt: T0 + 15 }, CONTRACT_SHARDS);
+      const callback = ending.callback!;
+      expect(callback).toMatchObject({ url: 'https://example.com/failed', source: 'callback', callbackForRequestId: r.id, callbacks: null, maxAttempts: 3 });
+
+      await store().recordAttempt(claim, ending);
+      expect(await store().get(PROJECT_A, r.id)).toMatchObject({ status: 'failed', callbackRequestIds: [callback.id] });
+      expect(await store().get(PROJECT_A, callback.id)).toStrictEqual(callback);
+      await expect(store().recordAttempt(claim, ending)).rejects.toBeInstanceOf(VersionConflict);
+      const listed = await store().list({ projectId: PROJECT_A, source: 'callback', terminalCutoff: 0, limit: 10 });
+      expect(listed.map((c) => c.id)).toEqual([callback.id]);
+      await expect.poll(() => backend().usage.used(PROJECT_A, usagePeriod(T0 + 15)), { timeout: 10_000 }).toBe(1);
+      // Due at once, like any new request; and its own ending makes no callback.
+      const delivered = (await claimOf(store(), callback.id, T0 + 15)).sent();
+      const success: AttemptDecision = { ...decision, attemptStatus: 'succeeded', responseStatusCode: 200, errorMessage: null, requestStatus: 'succeeded', finalReason: null };
+      const itsEnding = settleAttempt(delivered.request, 1, success, { startedAt: T0 + 20, durationMs: 5, completedAt: T0 + 25 }, CONTRACT_SHARDS);
+      expect(itsEnding.callback).toBeNull();
+      await store().recordAttempt(delivered, itsEnding);
+      expect(await store().get(PROJECT_A, callback.id)).toMatchObject({ status: 'succeeded', callbackRequestIds: [] });
     });
 
     it('refuses a second change through a spent claim with VersionConflict', async () => {

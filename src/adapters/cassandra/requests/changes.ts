@@ -9,8 +9,8 @@ import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.
 import type { TimerEngine } from '../timers/engine.js';
 import type { StoredAs } from './claim.js';
 import type { RequestExpiry } from './expiry.js';
-import { REQUEST_BATCHES, insertAttempt, listEntryStatusCode } from './rows.js';
-import { timerChange, type RequestTimer } from './timers.js';
+import { REQUEST_BATCHES, dayOf, insertAttempt, insertCallback, insertListEntry, insertProjectDay, listEntryStatusCode } from './rows.js';
+import { timerChange, timerOf, type RequestTimer } from './timers.js';
 
 /** One change's statements, all at its owner timestamp. */
 interface OwnerWrite {
@@ -33,6 +33,8 @@ export interface ChangeExtras {
    * see `CassandraClaim.storedAs`): the timer that stands, and whether the request had ended, are its.
    */
   readonly storedAs?: StoredAs | null;
+  /** The callback the change's ending creates (`settleAttempt`), written in the same write; null for none. */
+  readonly callback?: StoredRequest | null;
 }
 
 /**
@@ -96,7 +98,7 @@ export class RequestChanges {
     during: string,
     extras: ChangeExtras = {},
   ): Promise<StoredRequest | null> {
-    const { attempt = null, version = current.version + 1, storedAs = null } = extras;
+    const { attempt = null, version = current.version + 1, storedAs = null, callback = null } = extras;
     const next = applied(current, change, version);
     const before = storedAs === null ? current : { id: current.id, status: storedAs.status, dueAt: storedAs.dueAt };
     // An attempt recorded on a request already ended (one cancelled while the attempt was in flight) needs the
@@ -112,8 +114,10 @@ export class RequestChanges {
     // An ended request gets its time to live in the change itself where it can; otherwise a rewrite follows.
     const ending = ends ? await this.expiry.endingWrite(next, stamp, attempt) : null;
     const statements = ending?.statements ?? [this.ownerUpdate(next, stamp), ...(attempt === null ? [] : this.attemptWrites(attempt, current, next, stamp))];
-    await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
+    if (callback === null) await this.writes.submit({ statements, bytes: ending?.bytes ?? 0, during });
+    else await this.endWithCallback(statements, callback, stamp, during);
     this.changed(next, basis);
+    if (callback !== null) this.changed(callback, basis);
     if (ends && ending === null) this.ended(next, drop, asOf, rewriteStamp!, attempt);
     else if (drop !== null) this.timers.remove(drop, asOf);
     return next;
@@ -138,6 +142,30 @@ export class RequestChanges {
     if (this.timers.pending(timer)) return;
     const stamp = this.stamps.next(shardOf(r.id, this.shardCount), basis);
     if (stamp !== null) this.ended(r, timer, asOf, stamp);
+  }
+
+  /**
+   * The ending and the callback it creates as one logged batch: the batch log applies every statement or, after a
+   * failure, replays them, so no ending lands without its callback and no callback without its ending. The
+   * callback lives in another partition of the same shard (its ID is derived from the original's, see
+   * `callbackRequestId`), written at the same owner timestamp, with its list entry and due timer: written again,
+   * by this owner or one that lost the shard, it is the same callback.
+   */
+  private async endWithCallback(ending: readonly Statement[], callback: StoredRequest, stamp: bigint, during: string): Promise<void> {
+    if (shardOf(callback.id, this.shardCount) !== shardOf(callback.callbackForRequestId ?? '', this.shardCount)) {
+      throw new Error(`Callback ${callback.id} is not on the shard of request ${callback.callbackForRequestId}.`);
+    }
+    const timer = timerOf(this.shardCount, callback);
+    const timers = timer === null ? [] : [timer];
+    const statements = [
+      ...ending,
+      insertCallback(this.session, callback, stamp),
+      insertListEntry(this.session, callback),
+      insertProjectDay(this.session, callback.projectId, dayOf(callback.createdAt)),
+      ...this.timers.statements(timers),
+    ];
+    await this.session.batch(statements, during, { logged: true, idempotent: true });
+    this.timers.written(timers);
   }
 
   /** One statement as it is, several as an unlogged batch; repeating either changes nothing (owner timestamps). */

@@ -59,13 +59,13 @@ export class ClaimChanges {
    * carries the cancel too (and gives its cell a time to live when the request ends), as it would for any change
    * made after a read. A held claim is written with the change: both apply to the request as stored.
    */
-  async change(claim: Claim, change: Transition, during: string, attempt: AttemptRecord | null = null): Promise<StoredRequest> {
+  async change(claim: Claim, change: Transition, during: string, attempt: AttemptRecord | null = null, callback: StoredRequest | null = null): Promise<StoredRequest> {
     const c = CassandraClaim.of(claim);
     // One change per claim: a second one waits for the first (or for the storing of a held claim), then finds the
     // claim spent. With no condition in storage, this is what keeps two changes of one version apart.
     while (c.busy !== null) await c.busy.catch(() => undefined);
     if (c.over !== null) throw conflict(c);
-    const work = this.changeNow(c, change, during, attempt);
+    const work = this.changeNow(c, change, during, attempt, callback);
     c.busy = work;
     try {
       return await work;
@@ -91,7 +91,7 @@ export class ClaimChanges {
     return again;
   }
 
-  private async changeNow(c: CassandraClaim, change: Transition, during: string, attempt: AttemptRecord | null): Promise<StoredRequest> {
+  private async changeNow(c: CassandraClaim, change: Transition, during: string, attempt: AttemptRecord | null, callback: StoredRequest | null): Promise<StoredRequest> {
     const asOf = this.stamp();
     const held = !c.stored;
     this.out.stopWaiting(c);
@@ -108,7 +108,7 @@ export class ClaimChanges {
     }
     let next: StoredRequest | null;
     try {
-      next = await this.changes.apply(current, change, asOf, c.basis, during, { attempt, storedAs });
+      next = await this.changes.apply(current, change, asOf, c.basis, during, { attempt, storedAs, callback });
     } catch (err) {
       // Not written, as far as anyone can tell (storage unreachable): the claim stands as it was, for the deliverer
       // to try again; a held one is stored later, as before.

@@ -11,7 +11,16 @@ import type {
   StoredRequest,
 } from '../../../domain/request.js';
 import { cancelAsRead, statusAsRead } from '../../../domain/request-lifecycle/index.js';
-import { flowKeysColumn, flowKeysFromColumn, waitingForColumn, waitingForFromColumn } from '../../request-json-columns.js';
+import {
+  callbackIdsColumn,
+  callbackIdsFromColumn,
+  callbacksColumn,
+  callbacksFromColumn,
+  flowKeysColumn,
+  flowKeysFromColumn,
+  waitingForColumn,
+  waitingForFromColumn,
+} from '../../request-json-columns.js';
 import { blob, millis, timestampValue, type CassandraSession, type Statement } from '../session.js';
 
 /** The request's own (static) columns, as read back by `requestFromRow`. Without `body`, which is written first. */
@@ -19,7 +28,7 @@ export const REQUEST_COLUMNS = [
   'id', 'project_id', 'url', 'method', 'headers', 'content_type', 'max_attempts', 'timeout_seconds', 'queue',
   'metadata', 'source', 'replayed_from_request_id', 'schedule_id', 'status', 'scheduled_at', 'due_at',
   'attempt_count', 'created_at', 'updated_at', 'started_at', 'completed_at', 'cancelled_at', 'cancel_requested_at',
-  'version', 'flow_keys', 'waiting_for', 'last_status_code',
+  'version', 'flow_keys', 'waiting_for', 'last_status_code', 'callbacks', 'callback_for_request_id', 'callback_request_ids',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -157,6 +166,9 @@ function requestFromRow(row: types.Row): StoredRequest {
     flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
     waitingFor: waitingForFromColumn(row['waiting_for'] as string | null),
     lastStatusCode: (row['last_status_code'] as number | null) ?? null,
+    callbacks: callbacksFromColumn(row['callbacks'] as string | null),
+    callbackForRequestId: row['callback_for_request_id'] as string | null,
+    callbackRequestIds: callbackIdsFromColumn(row['callback_request_ids'] as string | null),
   };
 }
 
@@ -200,6 +212,19 @@ export function insertRequest(session: CassandraSession, r: StoredRequest, body:
   };
 }
 
+/**
+ * A callback created by the change that ends its request (`RequestChanges.apply`): every static column and its
+ * body, at the owner timestamp of that change, so that a write of the same ending by an owner that lost the shard
+ * never wins over the new owner's.
+ */
+export function insertCallback(session: CassandraSession, r: StoredRequest, stamp: bigint): Statement {
+  const columns = [...REQUEST_COLUMNS, 'body'];
+  return {
+    query: `INSERT INTO ${session.table('requests')} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) USING TIMESTAMP ?`,
+    params: [...requestValues(r), r.body === null ? types.unset : blob(r.body), timestampValue(stamp)],
+  };
+}
+
 /** Values of `REQUEST_COLUMNS`, in order; absent ones are left unset, so nothing writes a tombstone. */
 export function requestValues(r: StoredRequest): unknown[] {
   const values = [
@@ -209,7 +234,8 @@ export function requestValues(r: StoredRequest): unknown[] {
     r.contentType, r.maxAttempts, r.timeoutSeconds, r.queue, JSON.stringify(r.metadata), r.source,
     r.replayedFromRequestId, r.scheduleId, r.status, r.scheduledAt, r.dueAt, r.attemptCount, r.createdAt,
     r.updatedAt, r.startedAt, r.completedAt, r.cancelledAt, r.cancelRequestedAt, r.version,
-    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor), r.lastStatusCode,
+    flowKeysColumn(r.flowKeys), waitingForColumn(r.waitingFor), r.lastStatusCode, callbacksColumn(r.callbacks), r.callbackForRequestId,
+    callbackIdsColumn(r.callbackRequestIds),
   ];
   return values.map((v) => v ?? types.unset);
 }

@@ -6,6 +6,8 @@ import { allShards, shardOf } from '../../../domain/shards.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
 import type { Claim, RecordedState, RequestListQuery, RequestStore, ShardScope } from '../../../ports/requests.js';
 import type { ShardEpochs } from '../../../ports/shard-epochs.js';
+import type { UsageStore } from '../../../ports/usage.js';
+import { usagePeriod } from '../../../domain/usage-period.js';
 import type { WorkNotifier } from '../../../ports/work-shards.js';
 import { statusList } from '../../request-patch-columns.js';
 import { OwnerTimestamps } from '../ownership/owner-timestamps.js';
@@ -47,6 +49,8 @@ export interface CassandraRequestStoreOptions {
    * `requestCancel`). Default none: a process that accepts no API calls asks for no cancel.
    */
   readonly cancelNotices?: Pick<WorkNotifier, 'announceCancel'>;
+  /** Where callbacks are counted (see `countCallback`). Default none: nothing is counted. */
+  readonly usage?: Pick<UsageStore, 'reserve'>;
 }
 
 /** The epochs of a process that holds no shard. */
@@ -216,10 +220,11 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   recordAttempt(claim: Claim, settled: Settlement): Promise<RecordedState> {
-    const { attempt, change } = settled;
+    const { attempt, change, callback } = settled;
     if (attempt.requestId !== claim.request.id) return Promise.reject(new Error(`Attempt of ${attempt.requestId} recorded on request ${claim.request.id}.`));
     return this.inFlight.run(async () => {
-      const { status, dueAt, version } = await this.claimChanges.change(claim, change, 'recording an attempt', attempt);
+      const { status, dueAt, version } = await this.claimChanges.change(claim, change, 'recording an attempt', attempt, callback);
+      if (callback !== null) this.countCallback(callback);
       return { status, dueAt, version };
     });
   }
@@ -275,6 +280,17 @@ export class CassandraRequestStore implements RequestStore {
 
   listAttempts(projectId: string, requestId: string): Promise<AttemptRecord[]> {
     return this.inFlight.run(() => this.rows.attempts(projectId, requestId, 'listing attempts'));
+  }
+
+  /**
+   * Counts a callback in its project's usage, once its ending has landed: a conditional write of its own (usage is
+   * changed under Paxos, which no batch can carry), never refused by the allowance. Nobody waits for it; a crash or
+   * an unreachable cluster before it lands leaves that callback uncounted.
+   */
+  private countCallback(callback: StoredRequest): void {
+    const usage = this.options.usage;
+    if (usage === undefined) return;
+    this.inFlight.background(() => usage.reserve(callback.projectId, usagePeriod(callback.createdAt), 1, Number.MAX_SAFE_INTEGER).catch(() => false));
   }
 
   /** Waits for every operation and clean-up under way; later calls fail. The session is closed by its owner. */

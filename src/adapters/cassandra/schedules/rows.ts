@@ -2,13 +2,14 @@ import { types } from 'cassandra-driver';
 import type { HeaderEntry } from '../../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
 import type { Timing } from '../../../domain/schedule/timing.js';
-import { flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
+import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
 import { blob, millis, type CassandraSession, type Statement } from '../session.js';
 
 /** The columns read back into a schedule, in the order `insert` binds them. */
 const COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
   'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
+  'callbacks',
 ] as const;
 
 /** A schedule as read, with the write that made its version (see `change_id` in the schema). */
@@ -66,7 +67,7 @@ export class ScheduleRows {
     const values = [
       s.id, s.projectId, s.name, timingText(s.timing), s.status, r.url, headersText(r.headers), bodyValue(r.body), r.retry,
       s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
-      flowKeysColumn(r.flowKeys ?? []),
+      flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks),
     ];
     return { query: this.insertRow, params: [...values.map((v) => v ?? types.unset), changeId] };
   }
@@ -92,6 +93,7 @@ export class ScheduleRows {
       set('retry', patch.request.retry);
       // Replaced whole with the request: no keys clears the cell (schedule changes are rare, so is this tombstone).
       set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
+      set('callbacks', callbacksColumn(patch.request.callbacks));
     }
     if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
     if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
@@ -141,6 +143,7 @@ function scheduleFromRow(row: types.Row): StoredSchedule {
       body: body === null ? null : new Uint8Array(body),
       retry: row['retry'] as number,
       flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
+      callbacks: callbacksFromColumn(row['callbacks'] as string | null),
     },
     nextRunAt: millis(row['next_run_at']),
     lastRunAt: millis(row['last_run_at']),

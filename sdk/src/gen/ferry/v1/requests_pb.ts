@@ -15,7 +15,36 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/requests.proto.
  */
 export const file_ferry_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCKzBAoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoZbGFzdF9yZXNwb25zZV9zdGF0dXNfY29kZRgOIAEoBUgCiAEBQhsKGV9yZXBsYXllZF9mcm9tX3JlcXVlc3RfaWRCDgoMX3NjaGVkdWxlX2lkQhwKGl9sYXN0X3Jlc3BvbnNlX3N0YXR1c19jb2RlIrQCCg1SZXRyeURlY2lzaW9uEg4KBnJlYXNvbhgBIAEoCRIXCg9yZXRyeV9hZnRlcl9yYXcYAiABKAkSHQoVcmV0cnlfYWZ0ZXJfdHJ1bmNhdGVkGAMgASgIEhsKE3JldHJ5X2FmdGVyX2VzY2FwZWQYBCABKAgSGgoScmV0cnlfYWZ0ZXJfc3RhdHVzGAUgASgJEhwKFHJldHJ5X2FmdGVyX2RlbGF5X21zGAYgASgDEhgKEGJhY2tvZmZfZGVsYXlfbXMYByABKAMSGQoRc2VsZWN0ZWRfZGVsYXlfbXMYCCABKAMSFAoMZGVsYXlfc291cmNlGAkgASgJEjkKD25leHRfYXR0ZW1wdF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAEivwMKB0F0dGVtcHQSFgoOYXR0ZW1wdF9udW1iZXIYASABKAUSLQoGc3RhdHVzGAIgASgOMhcuZmVycnkudjEuQXR0ZW1wdFN0YXR1c0IE0PMYARIhChRyZXNwb25zZV9zdGF0dXNfY29kZRgDIAEoBUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYBCABKAlIAYgBARITCgtkdXJhdGlvbl9tcxgFIAEoAxI0CgpzdGFydGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARI2Cgxjb21wbGV0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEiYKBXJldHJ5GAggASgLMhcuZmVycnkudjEuUmV0cnlEZWNpc2lvbhIrCgxmaW5hbF9yZWFzb24YCSABKA4yFS5mZXJyeS52MS5GaW5hbFJlYXNvbhIrCghyZXNwb25zZRgKIAEoCzIZLmZlcnJ5LnYxLkF0dGVtcHRSZXNwb25zZUIXChVfcmVzcG9uc2Vfc3RhdHVzX2NvZGVCEAoOX2Vycm9yX21lc3NhZ2Ui3QEKD0F0dGVtcHRSZXNwb25zZRI3CgdoZWFkZXJzGAEgAygLMiYuZmVycnkudjEuQXR0ZW1wdFJlc3BvbnNlLkhlYWRlcnNFbnRyeRIRCgRib2R5GAIgASgJSACIAQESLQoNYm9keV9lbmNvZGluZxgDIAEoDjIWLmZlcnJ5LnYxLkJvZHlFbmNvZGluZxIWCg5ib2R5X3RydW5jYXRlZBgEIAEoCBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfYm9keSLDBwoHUmVxdWVzdBIKCgJpZBgBIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAiABKAlIAIgBARIYCgtzY2hlZHVsZV9pZBgDIAEoCUgBiAEBEgsKA3VybBgEIAEoCRIOCgZtZXRob2QYBSABKAkSDQoFcXVldWUYBiABKAkSEQoJZmxvd19rZXlzGBQgAygJEi0KBnN0YXR1cxgHIAEoDjIXLmZlcnJ5LnYxLlJlcXVlc3RTdGF0dXNCBNDzGAESKQoLd2FpdGluZ19mb3IYFSABKAsyFC5mZXJyeS52MS5XYWl0aW5nRm9yEjAKDHNjaGVkdWxlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESLgoKc3RhcnRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxtYXhfYXR0ZW1wdHMYDCABKAUSFwoPdGltZW91dF9zZWNvbmRzGA0gASgFEjEKCG1ldGFkYXRhGA4gAygLMh8uZmVycnkudjEuUmVxdWVzdC5NZXRhZGF0YUVudHJ5EhQKDGNvbnRlbnRfdHlwZRgPIAEoCRIvCgdoZWFkZXJzGBAgAygLMh4uZmVycnkudjEuUmVxdWVzdC5IZWFkZXJzRW50cnkSNAoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMAoMY2FuY2VsbGVkX2F0GBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImChlsYXN0X3Jlc3BvbnNlX3N0YXR1c19jb2RlGBYgASgFSAKIAQESIwoIYXR0ZW1wdHMYEyADKAsyES5mZXJyeS52MS5BdHRlbXB0Gi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIbChlfcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkQg4KDF9zY2hlZHVsZV9pZEIcChpfbGFzdF9yZXNwb25zZV9zdGF0dXNfY29kZSLvAwoMUmVxdWVzdElucHV0EgsKA3VybBgBIAEoCRITCgZtZXRob2QYAiABKAlIAIgBARI0CgdoZWFkZXJzGAMgAygLMiMuZmVycnkudjEuUmVxdWVzdElucHV0LkhlYWRlcnNFbnRyeRIkCgRib2R5GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhIKBWRlbGF5GAUgASgJSAGIAQESFwoKZGVsaXZlcl9hdBgGIAEoCUgCiAEBEhQKB3RpbWVvdXQYByABKAlIA4gBARIkCgVyZXRyeRgIIAEoCzIVLmZlcnJ5LnYxLlJldHJ5UG9saWN5EhIKBXF1ZXVlGAkgASgJSASIAQESNgoIbWV0YWRhdGEYCiADKAsyJC5mZXJyeS52MS5SZXF1ZXN0SW5wdXQuTWV0YWRhdGFFbnRyeRIRCglmbG93X2tleXMYCyADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB19tZXRob2RCCAoGX2RlbGF5Qg0KC19kZWxpdmVyX2F0QgoKCF90aW1lb3V0QggKBl9xdWV1ZSKYBAoJQmF0Y2hJdGVtEgsKA3VybBgBIAEoCRITCgZtZXRob2QYAiABKAlIAIgBARIxCgdoZWFkZXJzGAMgAygLMiAuZmVycnkudjEuQmF0Y2hJdGVtLkhlYWRlcnNFbnRyeRIkCgRib2R5GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhIKBWRlbGF5GAUgASgJSAGIAQESFwoKZGVsaXZlcl9hdBgGIAEoCUgCiAEBEhQKB3RpbWVvdXQYByABKAlIA4gBARIkCgVyZXRyeRgIIAEoCzIVLmZlcnJ5LnYxLlJldHJ5UG9saWN5EhIKBXF1ZXVlGAkgASgJSASIAQESMwoIbWV0YWRhdGEYCiADKAsyIS5mZXJyeS52MS5CYXRjaEl0ZW0uTWV0YWRhdGFFbnRyeRIcCg9pZGVtcG90ZW5jeV9rZXkYCyABKAlIBYgBARIRCglmbG93X2tleXMYDCADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB19tZXRob2RCCAoGX2RlbGF5Qg0KC19kZWxpdmVyX2F0QgoKCF90aW1lb3V0QggKBl9xdWV1ZUISChBfaWRlbXBvdGVuY3lfa2V5Kt4BCg1SZXF1ZXN0U3RhdHVzEh4KGlJFUVVFU1RfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYUkVRVUVTVF9TVEFUVVNfU0NIRURVTEVEEAESGQoVUkVRVUVTVF9TVEFUVVNfUVVFVUVEEAISHQoZUkVRVUVTVF9TVEFUVVNfREVMSVZFUklORxADEhwKGFJFUVVFU1RfU1RBVFVTX1NVQ0NFRURFRBAEEhkKFVJFUVVFU1RfU1RBVFVTX0ZBSUxFRBAFEhwKGFJFUVVFU1RfU1RBVFVTX0NBTkNFTExFRBAGKoABCg1SZXF1ZXN0U291cmNlEh4KGlJFUVVFU1RfU09VUkNFX1VOU1BFQ0lGSUVEEAASFgoSUkVRVUVTVF9TT1VSQ0VfQVBJEAESHAoYUkVRVUVTVF9TT1VSQ0VfUkVDVVJSSU5HEAISGQoVUkVRVUVTVF9TT1VSQ0VfUkVQTEFZEAMqogEKDUF0dGVtcHRTdGF0dXMSHgoaQVRURU1QVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhBVFRFTVBUX1NUQVRVU19TVUNDRUVERUQQARIZChVBVFRFTVBUX1NUQVRVU19GQUlMRUQQAhIcChhBVFRFTVBUX1NUQVRVU19USU1FRF9PVVQQAxIaChZBVFRFTVBUX1NUQVRVU19FUlJPUkVEEAQqkgEKC0ZpbmFsUmVhc29uEhwKGEZJTkFMX1JFQVNPTl9VTlNQRUNJRklFRBAAEiEKHUZJTkFMX1JFQVNPTl9SRUNFSVZFUl9TVE9QUEVEEAESIwofRklOQUxfUkVBU09OX0FUVEVNUFRTX0VYSEFVU1RFRBACEh0KGUZJTkFMX1JFQVNPTl9GSU5BTF9TVEFUVVMQAypfCgxCb2R5RW5jb2RpbmcSHQoZQk9EWV9FTkNPRElOR19VTlNQRUNJRklFRBAAEhYKEkJPRFlfRU5DT0RJTkdfVVRGOBABEhgKFEJPRFlfRU5DT0RJTkdfQkFTRTY0EAJiBnByb3RvMw", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChdmZXJyeS92MS9yZXF1ZXN0cy5wcm90bxIIZmVycnkudjEiWwoJQ2FsbGJhY2tzEhcKCm9uX3N1Y2Nlc3MYASABKAlIAIgBARIXCgpvbl9mYWlsdXJlGAIgASgJSAGIAQFCDQoLX29uX3N1Y2Nlc3NCDQoLX29uX2ZhaWx1cmUiWwoLUmV0cnlQb2xpY3kSGQoMbWF4X2F0dGVtcHRzGAEgASgFSACIAQESFAoHYmFja29mZhgCIAEoCUgBiAEBQg8KDV9tYXhfYXR0ZW1wdHNCCgoIX2JhY2tvZmYihwIKCkFjY2VwdGFuY2USCgoCaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAyABKAlIAIgBARItCgZzdGF0dXMYBCABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEjAKDHNjaGVkdWxlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAFCGwoZX3JlcGxheWVkX2Zyb21fcmVxdWVzdF9pZCKzBAoOUmVxdWVzdFN1bW1hcnkSCgoCaWQYASABKAkSJQoYcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkGAIgASgJSACIAQESGAoLc2NoZWR1bGVfaWQYAyABKAlIAYgBARILCgN1cmwYBCABKAkSDgoGbWV0aG9kGAUgASgJEg0KBXF1ZXVlGAYgASgJEhEKCWZsb3dfa2V5cxgMIAMoCRItCgZzdGF0dXMYByABKA4yFy5mZXJyeS52MS5SZXF1ZXN0U3RhdHVzQgTQ8xgBEikKC3dhaXRpbmdfZm9yGA0gASgLMhQuZmVycnkudjEuV2FpdGluZ0ZvchIwCgxzY2hlZHVsZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEi4KCnN0YXJ0ZWRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGNvbXBsZXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoZbGFzdF9yZXNwb25zZV9zdGF0dXNfY29kZRgOIAEoBUgCiAEBQhsKGV9yZXBsYXllZF9mcm9tX3JlcXVlc3RfaWRCDgoMX3NjaGVkdWxlX2lkQhwKGl9sYXN0X3Jlc3BvbnNlX3N0YXR1c19jb2RlIrQCCg1SZXRyeURlY2lzaW9uEg4KBnJlYXNvbhgBIAEoCRIXCg9yZXRyeV9hZnRlcl9yYXcYAiABKAkSHQoVcmV0cnlfYWZ0ZXJfdHJ1bmNhdGVkGAMgASgIEhsKE3JldHJ5X2FmdGVyX2VzY2FwZWQYBCABKAgSGgoScmV0cnlfYWZ0ZXJfc3RhdHVzGAUgASgJEhwKFHJldHJ5X2FmdGVyX2RlbGF5X21zGAYgASgDEhgKEGJhY2tvZmZfZGVsYXlfbXMYByABKAMSGQoRc2VsZWN0ZWRfZGVsYXlfbXMYCCABKAMSFAoMZGVsYXlfc291cmNlGAkgASgJEjkKD25leHRfYXR0ZW1wdF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAEivwMKB0F0dGVtcHQSFgoOYXR0ZW1wdF9udW1iZXIYASABKAUSLQoGc3RhdHVzGAIgASgOMhcuZmVycnkudjEuQXR0ZW1wdFN0YXR1c0IE0PMYARIhChRyZXNwb25zZV9zdGF0dXNfY29kZRgDIAEoBUgAiAEBEhoKDWVycm9yX21lc3NhZ2UYBCABKAlIAYgBARITCgtkdXJhdGlvbl9tcxgFIAEoAxI0CgpzdGFydGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARI2Cgxjb21wbGV0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEiYKBXJldHJ5GAggASgLMhcuZmVycnkudjEuUmV0cnlEZWNpc2lvbhIrCgxmaW5hbF9yZWFzb24YCSABKA4yFS5mZXJyeS52MS5GaW5hbFJlYXNvbhIrCghyZXNwb25zZRgKIAEoCzIZLmZlcnJ5LnYxLkF0dGVtcHRSZXNwb25zZUIXChVfcmVzcG9uc2Vfc3RhdHVzX2NvZGVCEAoOX2Vycm9yX21lc3NhZ2Ui3QEKD0F0dGVtcHRSZXNwb25zZRI3CgdoZWFkZXJzGAEgAygLMiYuZmVycnkudjEuQXR0ZW1wdFJlc3BvbnNlLkhlYWRlcnNFbnRyeRIRCgRib2R5GAIgASgJSACIAQESLQoNYm9keV9lbmNvZGluZxgDIAEoDjIWLmZlcnJ5LnYxLkJvZHlFbmNvZGluZxIWCg5ib2R5X3RydW5jYXRlZBgEIAEoCBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfYm9keSLLCAoHUmVxdWVzdBIKCgJpZBgBIAEoCRIlChhyZXBsYXllZF9mcm9tX3JlcXVlc3RfaWQYAiABKAlIAIgBARIYCgtzY2hlZHVsZV9pZBgDIAEoCUgBiAEBEgsKA3VybBgEIAEoCRIOCgZtZXRob2QYBSABKAkSDQoFcXVldWUYBiABKAkSEQoJZmxvd19rZXlzGBQgAygJEi0KBnN0YXR1cxgHIAEoDjIXLmZlcnJ5LnYxLlJlcXVlc3RTdGF0dXNCBNDzGAESKQoLd2FpdGluZ19mb3IYFSABKAsyFC5mZXJyeS52MS5XYWl0aW5nRm9yEjAKDHNjaGVkdWxlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESLgoKc3RhcnRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMY29tcGxldGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxtYXhfYXR0ZW1wdHMYDCABKAUSFwoPdGltZW91dF9zZWNvbmRzGA0gASgFEjEKCG1ldGFkYXRhGA4gAygLMh8uZmVycnkudjEuUmVxdWVzdC5NZXRhZGF0YUVudHJ5EhQKDGNvbnRlbnRfdHlwZRgPIAEoCRIvCgdoZWFkZXJzGBAgAygLMh4uZmVycnkudjEuUmVxdWVzdC5IZWFkZXJzRW50cnkSNAoKdXBkYXRlZF9hdBgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMAoMY2FuY2VsbGVkX2F0GBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImChlsYXN0X3Jlc3BvbnNlX3N0YXR1c19jb2RlGBkgASgFSAKIAQESIwoIYXR0ZW1wdHMYEyADKAsyES5mZXJyeS52MS5BdHRlbXB0EiYKCWNhbGxiYWNrcxgWIAEoCzITLmZlcnJ5LnYxLkNhbGxiYWNrcxIkChdjYWxsYmFja19mb3JfcmVxdWVzdF9pZBgXIAEoCUgDiAEBEhwKFGNhbGxiYWNrX3JlcXVlc3RfaWRzGBggAygJGi8KDU1ldGFkYXRhRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIbChlfcmVwbGF5ZWRfZnJvbV9yZXF1ZXN0X2lkQg4KDF9zY2hlZHVsZV9pZEIcChpfbGFzdF9yZXNwb25zZV9zdGF0dXNfY29kZUIaChhfY2FsbGJhY2tfZm9yX3JlcXVlc3RfaWQilwQKDFJlcXVlc3RJbnB1dBILCgN1cmwYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESNAoHaGVhZGVycxgDIAMoCzIjLmZlcnJ5LnYxLlJlcXVlc3RJbnB1dC5IZWFkZXJzRW50cnkSJAoEYm9keRgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRISCgVkZWxheRgFIAEoCUgBiAEBEhcKCmRlbGl2ZXJfYXQYBiABKAlIAogBARIUCgd0aW1lb3V0GAcgASgJSAOIAQESJAoFcmV0cnkYCCABKAsyFS5mZXJyeS52MS5SZXRyeVBvbGljeRISCgVxdWV1ZRgJIAEoCUgEiAEBEjYKCG1ldGFkYXRhGAogAygLMiQuZmVycnkudjEuUmVxdWVzdElucHV0Lk1ldGFkYXRhRW50cnkSEQoJZmxvd19rZXlzGAsgAygJEiYKCWNhbGxiYWNrcxgMIAEoCzITLmZlcnJ5LnYxLkNhbGxiYWNrcxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCQoHX21ldGhvZEIICgZfZGVsYXlCDQoLX2RlbGl2ZXJfYXRCCgoIX3RpbWVvdXRCCAoGX3F1ZXVlIsAECglCYXRjaEl0ZW0SCwoDdXJsGAEgASgJEhMKBm1ldGhvZBgCIAEoCUgAiAEBEjEKB2hlYWRlcnMYAyADKAsyIC5mZXJyeS52MS5CYXRjaEl0ZW0uSGVhZGVyc0VudHJ5EiQKBGJvZHkYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEgoFZGVsYXkYBSABKAlIAYgBARIXCgpkZWxpdmVyX2F0GAYgASgJSAKIAQESFAoHdGltZW91dBgHIAEoCUgDiAEBEiQKBXJldHJ5GAggASgLMhUuZmVycnkudjEuUmV0cnlQb2xpY3kSEgoFcXVldWUYCSABKAlIBIgBARIzCghtZXRhZGF0YRgKIAMoCzIhLmZlcnJ5LnYxLkJhdGNoSXRlbS5NZXRhZGF0YUVudHJ5EhwKD2lkZW1wb3RlbmN5X2tleRgLIAEoCUgFiAEBEhEKCWZsb3dfa2V5cxgMIAMoCRImCgljYWxsYmFja3MYDSABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgkKB19tZXRob2RCCAoGX2RlbGF5Qg0KC19kZWxpdmVyX2F0QgoKCF90aW1lb3V0QggKBl9xdWV1ZUISChBfaWRlbXBvdGVuY3lfa2V5Kt4BCg1SZXF1ZXN0U3RhdHVzEh4KGlJFUVVFU1RfU1RBVFVTX1VOU1BFQ0lGSUVEEAASHAoYUkVRVUVTVF9TVEFUVVNfU0NIRURVTEVEEAESGQoVUkVRVUVTVF9TVEFUVVNfUVVFVUVEEAISHQoZUkVRVUVTVF9TVEFUVVNfREVMSVZFUklORxADEhwKGFJFUVVFU1RfU1RBVFVTX1NVQ0NFRURFRBAEEhkKFVJFUVVFU1RfU1RBVFVTX0ZBSUxFRBAFEhwKGFJFUVVFU1RfU1RBVFVTX0NBTkNFTExFRBAGKp0BCg1SZXF1ZXN0U291cmNlEh4KGlJFUVVFU1RfU09VUkNFX1VOU1BFQ0lGSUVEEAASFgoSUkVRVUVTVF9TT1VSQ0VfQVBJEAESHAoYUkVRVUVTVF9TT1VSQ0VfUkVDVVJSSU5HEAISGQoVUkVRVUVTVF9TT1VSQ0VfUkVQTEFZEAMSGwoXUkVRVUVTVF9TT1VSQ0VfQ0FMTEJBQ0sQBCqiAQoNQXR0ZW1wdFN0YXR1cxIeChpBVFRFTVBUX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGEFUVEVNUFRfU1RBVFVTX1NVQ0NFRURFRBABEhkKFUFUVEVNUFRfU1RBVFVTX0ZBSUxFRBACEhwKGEFUVEVNUFRfU1RBVFVTX1RJTUVEX09VVBADEhoKFkFUVEVNUFRfU1RBVFVTX0VSUk9SRUQQBCqSAQoLRmluYWxSZWFzb24SHAoYRklOQUxfUkVBU09OX1VOU1BFQ0lGSUVEEAASIQodRklOQUxfUkVBU09OX1JFQ0VJVkVSX1NUT1BQRUQQARIjCh9GSU5BTF9SRUFTT05fQVRURU1QVFNfRVhIQVVTVEVEEAISHQoZRklOQUxfUkVBU09OX0ZJTkFMX1NUQVRVUxADKl8KDEJvZHlFbmNvZGluZxIdChlCT0RZX0VOQ09ESU5HX1VOU1BFQ0lGSUVEEAASFgoSQk9EWV9FTkNPRElOR19VVEY4EAESGAoUQk9EWV9FTkNPRElOR19CQVNFNjQQAmIGcHJvdG8z", [file_ferry_v1_budgets, file_ferry_v1_http, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * Callbacks name where Ferry reports a request's ending: it creates a request of source `callback` that POSTs a
+ * JSON report to the URL. A cancelled request reports nothing. At least one URL is required when given.
+ *
+ * @generated from message ferry.v1.Callbacks
+ */
+export type Callbacks = Message<"ferry.v1.Callbacks"> & {
+  /**
+   * The public HTTPS URL told when the request succeeds; none when absent.
+   *
+   * @generated from field: optional string on_success = 1;
+   */
+  onSuccess?: string | undefined;
+
+  /**
+   * The public HTTPS URL told when the request fails, for any final reason; none when absent.
+   *
+   * @generated from field: optional string on_failure = 2;
+   */
+  onFailure?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.Callbacks.
+ * Use `create(CallbacksSchema)` to create a new message.
+ */
+export const CallbacksSchema: GenMessage<Callbacks> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_requests, 0);
 
 /**
  * RetryPolicy is the retry configuration of a structured request.
@@ -43,7 +72,7 @@ export type RetryPolicy = Message<"ferry.v1.RetryPolicy"> & {
  * Use `create(RetryPolicySchema)` to create a new message.
  */
 export const RetryPolicySchema: GenMessage<RetryPolicy> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 0);
+  messageDesc(file_ferry_v1_requests, 1);
 
 /**
  * Acceptance confirms that a request was durably accepted.
@@ -99,7 +128,7 @@ export type Acceptance = Message<"ferry.v1.Acceptance"> & {
  * Use `create(AcceptanceSchema)` to create a new message.
  */
 export const AcceptanceSchema: GenMessage<Acceptance> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 1);
+  messageDesc(file_ferry_v1_requests, 2);
 
 /**
  * RequestSummary is one item of the request list.
@@ -212,7 +241,7 @@ export type RequestSummary = Message<"ferry.v1.RequestSummary"> & {
  * Use `create(RequestSummarySchema)` to create a new message.
  */
 export const RequestSummarySchema: GenMessage<RequestSummary> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 2);
+  messageDesc(file_ferry_v1_requests, 3);
 
 /**
  * RetryDecision explains why and when another attempt follows a failed one.
@@ -296,7 +325,7 @@ export type RetryDecision = Message<"ferry.v1.RetryDecision"> & {
  * Use `create(RetryDecisionSchema)` to create a new message.
  */
 export const RetryDecisionSchema: GenMessage<RetryDecision> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 3);
+  messageDesc(file_ferry_v1_requests, 4);
 
 /**
  * Attempt is the record of one completed delivery attempt.
@@ -381,7 +410,7 @@ export type Attempt = Message<"ferry.v1.Attempt"> & {
  * Use `create(AttemptSchema)` to create a new message.
  */
 export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 4);
+  messageDesc(file_ferry_v1_requests, 5);
 
 /**
  * AttemptResponse is what an attempt kept of the destination's answer.
@@ -425,7 +454,7 @@ export type AttemptResponse = Message<"ferry.v1.AttemptResponse"> & {
  * Use `create(AttemptResponseSchema)` to create a new message.
  */
 export const AttemptResponseSchema: GenMessage<AttemptResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 5);
+  messageDesc(file_ferry_v1_requests, 6);
 
 /**
  * Request is the full detail of one request. Stored bodies and header values are never returned.
@@ -577,7 +606,7 @@ export type Request = Message<"ferry.v1.Request"> & {
    * The HTTP status code of the last attempt's response; absent before the first attempt, and when the last attempt
    * got no response (a network error, a timeout).
    *
-   * @generated from field: optional int32 last_response_status_code = 22;
+   * @generated from field: optional int32 last_response_status_code = 25;
    */
   lastResponseStatusCode?: number | undefined;
 
@@ -587,6 +616,27 @@ export type Request = Message<"ferry.v1.Request"> & {
    * @generated from field: repeated ferry.v1.Attempt attempts = 19;
    */
   attempts: Attempt[];
+
+  /**
+   * Where the request's ending is reported; absent when it has no callbacks (a callback never has).
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 22;
+   */
+  callbacks?: Callbacks | undefined;
+
+  /**
+   * On a callback: the request whose ending it reports.
+   *
+   * @generated from field: optional string callback_for_request_id = 23;
+   */
+  callbackForRequestId?: string | undefined;
+
+  /**
+   * The callbacks Ferry created for this request's ending; empty until one is.
+   *
+   * @generated from field: repeated string callback_request_ids = 24;
+   */
+  callbackRequestIds: string[];
 };
 
 /**
@@ -594,7 +644,7 @@ export type Request = Message<"ferry.v1.Request"> & {
  * Use `create(RequestSchema)` to create a new message.
  */
 export const RequestSchema: GenMessage<Request> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 6);
+  messageDesc(file_ferry_v1_requests, 7);
 
 /**
  * RequestInput is the definition of a structured request, as given to create.
@@ -679,6 +729,13 @@ export type RequestInput = Message<"ferry.v1.RequestInput"> & {
    * @generated from field: repeated string flow_keys = 11;
    */
   flowKeys: string[];
+
+  /**
+   * Where the request's ending is reported; none when absent.
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 12;
+   */
+  callbacks?: Callbacks | undefined;
 };
 
 /**
@@ -686,7 +743,7 @@ export type RequestInput = Message<"ferry.v1.RequestInput"> & {
  * Use `create(RequestInputSchema)` to create a new message.
  */
 export const RequestInputSchema: GenMessage<RequestInput> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 7);
+  messageDesc(file_ferry_v1_requests, 8);
 
 /**
  * BatchItem is one request of a batch: a request definition with an optional per-item idempotency key.
@@ -778,6 +835,13 @@ export type BatchItem = Message<"ferry.v1.BatchItem"> & {
    * @generated from field: repeated string flow_keys = 12;
    */
   flowKeys: string[];
+
+  /**
+   * Where the request's ending is reported; none when absent.
+   *
+   * @generated from field: ferry.v1.Callbacks callbacks = 13;
+   */
+  callbacks?: Callbacks | undefined;
 };
 
 /**
@@ -785,7 +849,7 @@ export type BatchItem = Message<"ferry.v1.BatchItem"> & {
  * Use `create(BatchItemSchema)` to create a new message.
  */
 export const BatchItemSchema: GenMessage<BatchItem> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_requests, 8);
+  messageDesc(file_ferry_v1_requests, 9);
 
 /**
  * RequestStatus is where a request stands in its lifecycle.
@@ -882,6 +946,13 @@ export enum RequestSource {
    * @generated from enum value: REQUEST_SOURCE_REPLAY = 3;
    */
   REPLAY = 3,
+
+  /**
+   * Created by Ferry to report the ending of another request to one of its callback URLs.
+   *
+   * @generated from enum value: REQUEST_SOURCE_CALLBACK = 4;
+   */
+  CALLBACK = 4,
 }
 
 /**
