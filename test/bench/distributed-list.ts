@@ -110,7 +110,7 @@ function storedRequest(projectId: string, i: number, firstCreatedAt: number, spa
     completedAt: status === 'succeeded' || status === 'failed' ? createdAt + 500 : null,
     cancelledAt: status === 'cancelled' ? createdAt + 100 : null,
     cancelRequestedAt: null,
-    lastStatusCode: status === 'succeeded' ? 200 : status === 'failed' ? (i % 700 === 3 ? 410 : i % 8 === 0 ? 503 : 500) : null,
+    lastStatusCode: status === 'succeeded' ? 200 : status === 'failed' ? (Math.floor(i / 100) % 700 === 3 ? 410 : i % 8 === 0 ? 503 : 500) : null,
     version: 1 + 2 * attempts + (status === 'cancelled' ? 1 : 0),
   };
 }
