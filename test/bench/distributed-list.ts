@@ -5,8 +5,11 @@
  * API process, one call at a time:
  *  - the first page (`limit=50`), with a status filter (`failed`, about 7% of the requests), with a method filter
  *    (`PUT`, about 6%), and 20 pages deep by cursor;
- *  - a filter that matches nothing (`status=delivering`, and a URL search), once each with a deadline: these
- *    walk the project's whole history.
+ *  - the filters of the list entries: `queue=billing` (1%), `flow_key=vendor:acme` (2%), `response_status_code=500`
+ *    (the last answer of most failures, about 6%), the same with `status=failed`, and `response_status_code=410`
+ *    (0.01%);
+ *  - a filter that matches nothing (`status=delivering`, a URL search, and a status code none got), once each with a
+ *    deadline: these walk the project's whole history.
  * CPU use of Cassandra, the API process and this process is measured over each part.
  *
  *   bash test/infra/infra.sh up && npm run build && npx tsx test/bench/distributed-list.ts \
@@ -93,8 +96,8 @@ function storedRequest(projectId: string, i: number, firstCreatedAt: number, spa
     contentType: method === 'GET' || method === 'DELETE' || body === null ? null : 'application/json',
     maxAttempts: 3,
     timeoutSeconds: 30,
-    queue: 'default',
-    flowKeys: [],
+    queue: (i * 7919) % 10_000 < 100 ? 'billing' : 'default',
+    flowKeys: flowKeysOf(i),
     metadata: {},
     waitingFor: null,
     source: 'api',
@@ -110,9 +113,15 @@ function storedRequest(projectId: string, i: number, firstCreatedAt: number, spa
     completedAt: status === 'succeeded' || status === 'failed' ? createdAt + 500 : null,
     cancelledAt: status === 'cancelled' ? createdAt + 100 : null,
     cancelRequestedAt: null,
-    lastStatusCode: attempts > 0 ? 200 : null,
+    lastStatusCode: status === 'succeeded' ? 200 : status === 'failed' ? (Math.floor(i / 100) % 700 === 3 ? 410 : i % 8 === 0 ? 503 : 500) : null,
     version: 1 + 2 * attempts + (status === 'cancelled' ? 1 : 0),
   };
+}
+
+/** Every request names one of 1,000 tenants; 2% also `vendor:acme`, on a mix of their own. */
+function flowKeysOf(i: number): string[] {
+  const k = (i * 2_654_435_761) % 1_000_003;
+  return [`tenant:${i % 1000}`, ...(k % 50 === 7 ? ['vendor:acme'] : [])];
 }
 
 interface Inserted {
@@ -173,6 +182,9 @@ interface ListItem {
   id: string;
   status: string;
   method: string;
+  queue: string;
+  flow_keys: string[];
+  last_response_status_code: number | null;
 }
 interface ListPage {
   items: ListItem[];
@@ -346,6 +358,12 @@ try {
     report(await repeated(api, 'limit=50', '/requests?limit=50', () => true, meterOf));
     report(await repeated(api, 'limit=50, status=failed', '/requests?limit=50&status=failed', (x) => x.status === 'failed', meterOf));
     report(await repeated(api, 'limit=50, method=PUT', '/requests?limit=50&method=PUT', (x) => x.method === 'PUT', meterOf));
+    report(await repeated(api, 'limit=50, queue=billing', '/requests?limit=50&queue=billing', (x) => x.queue === 'billing', meterOf));
+    report(await repeated(api, 'limit=50, flow_key=vendor:acme', '/requests?limit=50&flow_key=vendor:acme', (x) => x.flow_keys.includes('vendor:acme'), meterOf));
+    const code = (c: number) => (x: ListItem) => x.last_response_status_code === c;
+    report(await repeated(api, 'limit=50, response_status_code=500', '/requests?limit=50&response_status_code=500', code(500), meterOf));
+    report(await repeated(api, 'limit=50, response_status_code=500&status=failed', '/requests?limit=50&response_status_code=500&status=failed', code(500), meterOf));
+    report(await repeated(api, 'limit=50, response_status_code=410 (0.01%)', '/requests?limit=50&response_status_code=410', code(410), meterOf));
     const deep = await paging(api, meterOf);
     report(deep.all);
     report(deep.deepest);
@@ -355,6 +373,7 @@ try {
   if (worstDeadlineMs > 0) {
     report(await once(dataDir, info.apiKey, 'status=delivering (matches none)', '/requests?limit=50&status=delivering'));
     report(await once(dataDir, info.apiKey, 'search=no-such-host (matches none)', '/requests?limit=50&search=no-such-host'));
+    report(await once(dataDir, info.apiKey, 'response_status_code=418 (matches none)', '/requests?limit=50&response_status_code=418'));
   }
 } finally {
   await storageMeter.close();

@@ -4,7 +4,11 @@
  * first page (`limit` 51, as the API asks for a page of 50) of each filter, one call at a time, `--calls` times:
  *  - queues: `default` (most requests), `billing` (1%), `rare` (0.01%), and one no request has;
  *  - flow keys: every request names `tenant:<n>` (1,000 tenants); `vendor:acme` 2%, `vendor:rare` 0.01%, one none has;
- *  - a queue or a key with `status=failed`, 20 pages deep by cursor, and a one-day window.
+ *  - a queue or a key with `status=failed`, 20 pages deep by cursor, and a one-day window;
+ *  - last response status codes (`response_status_code`): 200 (every success), 500 (most failures, 6%), 503 (the
+ *    rest of the failures and the requests waiting for a retry), 410 (0.01%), and one no request has; each also
+ *    against a walk of the project's list index that checks each row's code, which is what the index
+ *    `requests_by_last_status` is measured against.
  * For flow keys it also times the other way to serve them, a scan of each request's `flow_keys` JSON in list order
  * (`json_each`), against the same file: that is what the `request_flow_keys` rows are measured against.
  *
@@ -41,7 +45,9 @@ function requestAt(i: number): StoredRequest {
   const flowKeys = [`tenant:${i % 1000}`, ...(k % 50 === 7 ? ['vendor:acme'] : []), ...(k % 10_000 === 4243 ? ['vendor:rare'] : [])];
   const createdAt = start + Math.floor((i / total) * days * DAY_MS);
   const ended = status !== 'queued';
-  return aRequest({ projectId: PROJECT, body, queue, flowKeys, status, createdAt, updatedAt: createdAt, dueAt: ended ? null : createdAt });
+  // Queued ones half wait for a retry after a 503, half were never attempted; failures mostly got a 500.
+  const lastStatusCode = status === 'succeeded' ? 200 : status === 'failed' ? (k % 700 === 3 ? 410 : k % 8 === 0 ? 503 : 500) : k % 2 === 0 ? 503 : null;
+  return aRequest({ projectId: PROJECT, body, queue, flowKeys, status, createdAt, updatedAt: createdAt, dueAt: ended ? null : createdAt, lastStatusCode });
 }
 
 async function fill(): Promise<void> {
@@ -99,6 +105,12 @@ try {
   await time('flow_key=vendor:acme&status=failed', list({ flowKey: 'vendor:acme', status: 'failed' }));
   await time('flow_key=vendor:acme&queue=billing', list({ flowKey: 'vendor:acme', queue: 'billing' }));
   await deep('flow_key=vendor:acme', { flowKey: 'vendor:acme' });
+  for (const code of [200, 500, 503, 410, 418]) await time(`response_status_code=${code}`, list({ responseStatusCode: code }));
+  await time('response_status_code=500&status=failed', list({ responseStatusCode: 500, status: 'failed' }));
+  await time('response_status_code=503&status=failed', list({ responseStatusCode: 503, status: 'failed' }));
+  await time('response_status_code=500&queue=billing', list({ responseStatusCode: 500, queue: 'billing' }));
+  await time('response_status_code=500&flow_key=vendor:acme', list({ responseStatusCode: 500, flowKey: 'vendor:acme' }));
+  await deep('response_status_code=500', { responseStatusCode: 500 });
 
   // The alternative to the key rows: the project's index in list order, each request's JSON read until a page is full.
   const scan = raw.prepare(`SELECT id FROM requests WHERE project_id = ? AND created_at < ?
@@ -106,8 +118,16 @@ try {
   for (const flowKey of ['tenant:7', 'vendor:acme', 'vendor:rare', 'vendor:absent']) {
     await time(`json_each scan instead, flow_key=${flowKey}`, () => scan.all(PROJECT, Date.now() + 1, flowKey), flowKey.startsWith('vendor:r') || flowKey.endsWith('absent') ? 3 : calls);
   }
-  const size = (raw.prepare("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name IN ('requests_by_queue', 'request_flow_keys')").get() as { bytes: number } | undefined)?.bytes;
-  if (size !== undefined) console.log(`\nrequests_by_queue + request_flow_keys: ${(size / 1e6).toFixed(1)} MB`);
+  // The alternative to the status code index: the project's list index in order, each row's code checked.
+  const walk = raw.prepare(`SELECT id FROM requests INDEXED BY requests_by_project_created WHERE project_id = ? AND created_at < ?
+    AND last_status_code = ? ORDER BY created_at DESC, id DESC LIMIT 51`);
+  for (const code of [500, 410, 418]) await time(`list index walk instead, response_status_code=${code}`, () => walk.all(PROJECT, Date.now() + 1, code), code === 500 ? calls : 3);
+  const sizeOf = (names: string[]) =>
+    (raw.prepare(`SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`).get(...names) as { bytes: number | null }).bytes;
+  const size = sizeOf(['requests_by_queue', 'request_flow_keys']);
+  if (size !== null) console.log(`\nrequests_by_queue + request_flow_keys: ${(size / 1e6).toFixed(1)} MB`);
+  const byCode = sizeOf(['requests_by_last_status']);
+  if (byCode !== null) console.log(`requests_by_last_status: ${(byCode / 1e6).toFixed(1)} MB`);
   raw.close();
 } finally {
   await backend.close();

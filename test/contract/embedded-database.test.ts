@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/adapters/embedded/database.js';
-import { MIGRATIONS } from '../../src/adapters/embedded/migrations.js';
+import { MIGRATIONS, migrate } from '../../src/adapters/embedded/migrations.js';
 import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
@@ -154,6 +154,31 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     expect(versions).toEqual(MIGRATIONS.map((_, i) => i + 1));
     const mode = again.read(() => again.statement('PRAGMA journal_mode').pluck().get());
     expect(mode).toBe('wal');
+  });
+
+  it("gives requests attempted before the last status code's migration their last attempt's code", async () => {
+    const path = join(dir, `before-codes-${files++}.db`);
+    const old = new Database(path);
+    const version = MIGRATIONS.findIndex((m) => m.includes('ADD COLUMN last_status_code'));
+    migrate(old, MIGRATIONS.slice(0, version));
+    const insertRequest = old.prepare(`INSERT INTO requests (id, project_id, url, url_lower, method, headers, max_attempts, timeout_seconds,
+      queue, metadata, source, status, attempt_count, created_at, updated_at, version) VALUES (?, ?, 'https://e.com/', 'https://e.com/', 'POST',
+      '[]', 3, 30, 'default', '{}', 'api', ?, ?, ?, ?, 1)`);
+    const insertAttempt = old.prepare(`INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code, duration_ms,
+      started_at, completed_at) VALUES (?, ?, ?, 'failed', ?, 5, ?, ?)`);
+    // Answered 500 then 200; answered 503 then nothing; never attempted.
+    const attempts: Record<string, Array<number | null>> = { req_a: [500, 200], req_b: [503, null], req_c: [] };
+    for (const [id, codes] of Object.entries(attempts)) {
+      insertRequest.run(id, PROJECT_A, codes.length === 0 ? 'queued' : 'failed', codes.length, T0, T0);
+      for (const [i, code] of codes.entries()) insertAttempt.run(id, i + 1, PROJECT_A, code, T0 + i, T0 + i + 5);
+    }
+    migrate(old);
+    expect(old.prepare('SELECT id, last_status_code FROM requests ORDER BY id').all()).toEqual([
+      { id: 'req_a', last_status_code: 200 },
+      { id: 'req_b', last_status_code: null },
+      { id: 'req_c', last_status_code: null },
+    ]);
+    old.close();
   });
 
   it('refuses writes once closing and converts reads after close to StorageUnavailable', async () => {
