@@ -219,6 +219,10 @@ export const MIGRATIONS: readonly string[] = [
   -- Whether attempts keep the first bytes of response bodies; on unless the operator turns it off.
   ALTER TABLE projects ADD COLUMN capture_response_bodies INTEGER NOT NULL DEFAULT 1;
   `,
+  `
+  -- 1 when the excerpt is stored deflated (raw deflate, src/adapters/embedded/excerpt-bytes.ts).
+  ALTER TABLE attempt_bodies ADD COLUMN deflated INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**
