@@ -18,7 +18,8 @@
  *
  *   npm run build && npx tsx test/bench/deliver.ts [--requests 30000] [--due-per-second 1000] [--due-seconds 10] [--warmup-seconds 2] [--per-host 256]
  *     [--only bare|throughput|lateness|burst] [--burst-size 10000] [--bursts 4] [--burst-every 15]
- *     [--capture on|off] [--response-bytes 0]   (the project's response body capture; the receiver's answer size)
+ *     [--capture on|off] [--response-bytes 0] [--response-kind json|random]   (the project's response body capture;
+ *     the receiver's answer size and kind)
  */
 import { Agent, request } from 'undici';
 import { Api } from '../support/api-client.js';
@@ -40,6 +41,7 @@ const bursts = Number(args.get('bursts') ?? 4);
 const burstEveryMs = Number(args.get('burst-every') ?? 15) * 1000;
 const capture = (args.get('capture') ?? 'on') === 'on';
 const responseBytes = Number(args.get('response-bytes') ?? 0);
+const responseKind = args.get('response-kind') === 'random' ? 'random' : 'json';
 
 async function setup(dest: Receiver): Promise<{ ferry: FerryProcess; api: Api }> {
   const ferry = await startFerry({
@@ -116,7 +118,7 @@ async function bareClient(): Promise<void> {
 }
 
 async function throughput(): Promise<void> {
-  const dest = await startReceiver(responseBytes);
+  const dest = await startReceiver(responseBytes, undefined, responseKind);
   const { ferry, api } = await setup(dest);
   try {
     const items = Array.from({ length: total }, (_, i) => ({ url: `${dest.url}/t`, body: { i }, retry: { max_attempts: 3 } }));

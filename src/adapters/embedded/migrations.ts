@@ -270,6 +270,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN callback_request_ids TEXT;
   ALTER TABLE schedules ADD COLUMN callbacks TEXT;
   `,
+  `
+  -- 1 when the excerpt is stored deflated (raw deflate, src/adapters/embedded/excerpt-bytes.ts).
+  ALTER TABLE attempt_bodies ADD COLUMN deflated INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

@@ -15,7 +15,11 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
           finalReason: n === 3 ? 'receiver_stopped' : null,
           response: { headers: [['content-type', 'text/plain'], ['x-ratelimit-remaining', '0'], ['x-ratelimit-remaining', '1']], body, bodyTruncated: n === 1 },
         });
-      const attempts = [answered(1, awkwardBytes().subarray(0, 2048)), answered(2, null), answered(3, new Uint8Array()), anAttempt(r.id, 4, { finalReason: 'attempts_exhausted' })];
+      const text = new TextEncoder().encode('{"data":[' + '{"id":"ord_1","status":"pending"},'.repeat(60)).subarray(0, 2048);
+      const attempts = [
+        answered(1, awkwardBytes().subarray(0, 2048)), answered(2, null), answered(3, new Uint8Array()), answered(4, text),
+        anAttempt(r.id, 5, { finalReason: 'attempts_exhausted' }),
+      ];
       const key = { keyId: 'key_1', projectId: PROJECT_A, secretHash: new Uint8Array([1, 2, 3]), createdAt: T0, revokedAt: null, lastUsedAt: T0 + 5 };
       await first.projects.createProject(project);
       await first.projects.createApiKey(key);
