@@ -111,9 +111,13 @@ describe('a bulk replay paced by its flow key, across kill -9', () => {
     expect(byOriginal.size).toBe(ORIGINALS);
     expect([...byOriginal.values()].every((n) => n === 1)).toBe(true);
 
-    // The key's pace: never more than its rate and burst in any second (one more for arrivals that lag their
-    // starts), and the 5,000 spread over at least the time the rate needs for them, with room for timer slack.
-    expect(busiestWindow(replayArrivals, 1_000)).toBeLessThanOrEqual(2 * RATE + 1);
+    // The key's pace. Starts keep to the rate and burst: at most burst + rate × W in any W seconds. What is
+    // measured here is arrivals, which lag their starts by a varying few hundred milliseconds on a busy machine, so
+    // starts made at the edge of one window can land in the next: over two-second windows that jitter is a small
+    // part of what is counted, and a quarter of a second of the rate covers it. The 5,000 also spread over at least
+    // the time the rate needs for them, with room for timer slack.
+    const burst = RATE;
+    expect(busiestWindow(replayArrivals, 2_000)).toBeLessThanOrEqual(burst + 2 * RATE + RATE / 4);
     const span = Math.max(...replayArrivals) - Math.min(...replayArrivals);
     expect(span).toBeGreaterThanOrEqual(((ORIGINALS - RATE) / RATE) * 1_000 * 0.9);
     await new Promise((r) => setTimeout(r, 1_000));
