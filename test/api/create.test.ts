@@ -36,6 +36,7 @@ describe('POST /requests', () => {
       headers: {},
       updated_at: expect.any(String),
       cancelled_at: null,
+      last_response_status_code: null,
       attempts: [],
       callbacks: null,
       callback_for_request_id: null,
