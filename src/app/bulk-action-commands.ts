@@ -37,6 +37,8 @@ export class BulkActionCommands {
   async create(project: Project, input: BulkActionInput & { dryRun?: boolean }, idempotencyKey: string | undefined): Promise<CreateOutcome> {
     const now = this.clock.now();
     const valid = validateBulkAction(input, now);
+    // A key given with a dry run is checked too, though unused: a call that is wrong is wrong either way.
+    validateIdempotencyKey(idempotencyKey, false);
     if (input.dryRun === true) {
       return { dryRun: true, matched: await this.batches.count(project, this.selectionAt(valid.selection, now)) };
     }

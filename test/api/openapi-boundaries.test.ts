@@ -133,11 +133,20 @@ function bodyProbes(pointer: string, path: Path, out: Probe[], sample?: Json): v
       out.push({ what: `${place} without ${name}`, allowed: false, apply: (call) => setAt(call.body, [...path, name], undefined) });
     }
     if (schema.minProperties !== undefined) {
-      const keep = (n: number) => (call: Call) => setBody(Object.fromEntries(Object.entries(call.body).slice(0, n)))(call);
+      const keep = (n: number) => (call: Call) => {
+        const node = path.reduce((at: Json, p) => at?.[p], call.body) ?? {};
+        setBody(Object.fromEntries(Object.entries(node).slice(0, n)))(call);
+      };
       out.push({ what: `${place} of minProperties ${schema.minProperties}`, allowed: true, apply: keep(schema.minProperties) });
       out.push({ what: `${place} of minProperties - 1`, allowed: false, apply: keep(schema.minProperties - 1) });
     }
-    for (const name of Object.keys(schema.properties)) bodyProbes(`${at}/properties/${name}`, [...path, name], out, sample);
+    for (const name of Object.keys(schema.properties)) {
+      // An optional property the valid call leaves out is not probed: two that exclude each other (a bulk action's
+      // `ids` and `filter`) cannot both be in one valid call.
+      const absent = sample !== undefined && [...path, name].reduce((node: Json, p) => node?.[p], sample) === undefined;
+      if (absent && !(schema.required ?? []).includes(name)) continue;
+      bodyProbes(`${at}/properties/${name}`, [...path, name], out, sample);
+    }
     return;
   }
   if (schema.type === 'array') {
@@ -285,6 +294,9 @@ describe('every bound the OpenAPI document states on input holds on the live ser
       SetQueueLimits: async () => ({ path: '/queues/probe', query: {}, headers: {}, body: limits() }),
       ListFlowKeys: async () => ({ path: '/flow-keys', query: { limit: '10' }, headers: {} }),
       SetFlowKeyLimits: async () => ({ path: '/flow-keys/probe:1', query: {}, headers: {}, body: limits() }),
+      // A dry run: the probes change nothing and never meet the limit of running actions.
+      CreateBulkAction: async () => ({ path: '/bulk-actions', query: {}, headers: {}, body: { action: 'cancel', filter: { queue: 'q', status: 'queued' }, dry_run: true } }),
+      ListBulkActions: async () => ({ path: '/bulk-actions', query: { limit: '10' }, headers: {} }),
     } satisfies Record<string, () => Promise<Call>>);
   });
 

@@ -158,6 +158,7 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect(bulk.status).toBe(202);
     expect((await api.call('GET', `/bulk-actions/${bulk.body.data.id}`)).status).toBe(200);
     expect((await api.call('GET', '/bulk-actions?limit=1')).status).toBe(200);
+    expect((await api.call('GET', '/stats')).status).toBe(200);
     expect((await api.call('POST', `/bulk-actions/${bulk.body.data.id}/cancel`)).status).toBe(200);
 
     const operations = openapi.operations().map((o) => o.op.operationId as string);
