@@ -7,7 +7,7 @@ import { RequestFilters } from '../requests/request-filters.js';
 import { useSession } from '../shell/context.js';
 import { hrefOf, navigate } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
-import { Pager } from '../ui/pager.js';
+import { TrailPager } from '../ui/pager.js';
 import { usePolled } from '../ui/use-polled.js';
 import { FailureTable } from './failure-table.js';
 import './failures.css';
@@ -81,24 +81,7 @@ export function FailuresPage({ query }: { query: URLSearchParams }) {
           ) : (
             <FailureTable items={list.items} selected={selected} onSelect={setSelected} />
           )}
-          <Pager
-            onFirstPage={cursor === ''}
-            hasNewer={trail.length > 0}
-            onNewer={() => {
-              const previous = trail[trail.length - 1] ?? '';
-              setTrail(trail.slice(0, -1));
-              goTo(previous);
-            }}
-            onNewest={() => {
-              setTrail([]);
-              goTo('');
-            }}
-            nextCursor={list.next_cursor}
-            onNext={(next) => {
-              setTrail([...trail, cursor]);
-              goTo(next);
-            }}
-          />
+          <TrailPager cursor={cursor} trail={trail} setTrail={setTrail} goTo={goTo} nextCursor={list.next_cursor} />
         </>
       )}
       <RecentBulkActions version={version} />

@@ -7,7 +7,7 @@ import { useSession } from '../shell/context.js';
 import { hrefOf, navigate } from '../shell/router.js';
 import { CopyId } from '../ui/copy-id.js';
 import { ErrorNotice } from '../ui/error-notice.js';
-import { Pager } from '../ui/pager.js';
+import { TrailPager } from '../ui/pager.js';
 import { StatusBadge } from '../ui/status-badge.js';
 import { Time } from '../ui/time.js';
 import { usePolled } from '../ui/use-polled.js';
@@ -70,24 +70,7 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
           ) : (
             <RequestTable items={list.items} />
           )}
-          <Pager
-            onFirstPage={cursor === ''}
-            hasNewer={trail.length > 0}
-            onNewer={() => {
-              const previous = trail[trail.length - 1] ?? '';
-              setTrail(trail.slice(0, -1));
-              goTo(previous);
-            }}
-            onNewest={() => {
-              setTrail([]);
-              goTo('');
-            }}
-            nextCursor={list.next_cursor}
-            onNext={(next) => {
-              setTrail([...trail, cursor]);
-              goTo(next);
-            }}
-          />
+          <TrailPager cursor={cursor} trail={trail} setTrail={setTrail} goTo={goTo} nextCursor={list.next_cursor} />
         </>
       )}
     </>

@@ -36,3 +36,42 @@ export function Pager({
     </nav>
   );
 }
+
+/**
+ * `Pager` over a list page's own trail of cursors followed (`trail`, newest last) and the cursor it shows now:
+ * what the requests and failures lists share.
+ */
+export function TrailPager({
+  cursor,
+  trail,
+  setTrail,
+  goTo,
+  nextCursor,
+}: {
+  cursor: string;
+  trail: string[];
+  setTrail: (trail: string[]) => void;
+  goTo: (cursor: string) => void;
+  nextCursor: string | null;
+}) {
+  return (
+    <Pager
+      onFirstPage={cursor === ''}
+      hasNewer={trail.length > 0}
+      onNewer={() => {
+        const previous = trail[trail.length - 1] ?? '';
+        setTrail(trail.slice(0, -1));
+        goTo(previous);
+      }}
+      onNewest={() => {
+        setTrail([]);
+        goTo('');
+      }}
+      nextCursor={nextCursor}
+      onNext={(next) => {
+        setTrail([...trail, cursor]);
+        goTo(next);
+      }}
+    />
+  );
+}
