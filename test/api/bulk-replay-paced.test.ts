@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, eventually } from '../support/api-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { busiestWindow } from '../support/arrivals.js';
 
 /**
  * A bulk replay of 5,000 failed requests through a flow key limited to 100/s: the replays reach the destination at
@@ -12,16 +13,6 @@ import { createProject, newDataDir, startFerry, type FerryProcess } from '../sup
 
 const ORIGINALS = 5_000;
 const RATE = 100;
-
-function busiestWindow(times: readonly number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i]! - t[j]! >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 describe('a bulk replay paced by its flow key, across kill -9', () => {
   let dest: Destination;

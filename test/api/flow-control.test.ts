@@ -6,6 +6,7 @@ import { TEST_BACKEND } from '../support/deployment.js';
 import { replies, startDestination, type Destination, type Exchange } from '../support/destination.js';
 import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { sampleOf } from '../support/metrics.js';
+import { busiestWindow } from '../support/arrivals.js';
 
 /**
  * Flow control with real deliveries: one delivering process (two for the distributed case) and a loopback HTTPS
@@ -21,21 +22,10 @@ interface Detail {
 
 const ENV = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_RETRY_BASE_MS: '200', FERRY_RETRY_CAP_MS: '400' };
 
-/**
- * The most arrivals within any `windowMs`. Budgets space the starts of attempts; arrivals at the destination come a
- * moment later, each after its own, so two starts exactly a window apart may arrive within it: the checks below
- * allow one more than rate + burst for that (the budget arithmetic itself is held to the exact bound in
- * test/unit/flow-budgets.test.ts).
- */
-function busiestWindow(times: readonly number[], windowMs: number): number {
-  const t = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < t.length; i++) {
-    while (t[i]! - t[j]! >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
+// Arrival windows (`busiestWindow`): budgets space the starts of attempts; arrivals at the destination come a moment
+// later, each after its own, so two starts exactly a window apart may arrive within it: the checks below allow one
+// more than rate + burst for that (the budget arithmetic itself is held to the exact bound in
+// test/unit/flow-budgets.test.ts).
 
 async function accept(api: Api, items: ReadonlyArray<Record<string, unknown>>): Promise<string[]> {
   const ids: string[] = [];
