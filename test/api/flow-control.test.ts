@@ -116,7 +116,9 @@ describe('flow control, delivered', () => {
     await put(api, '/queues/spaced', { rate: { limit: 4, period: '1s', burst: 1 } });
     await accept(api, Array.from({ length: 6 }, () => ({ url: url('/spaced'), queue: 'spaced' })));
     const times = (await dest.waitForRequests('/spaced', 6, 20_000)).map((r) => r.receivedAt).sort((a, b) => a - b);
-    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(5 * 250 * 0.8);
+    // From the second arrival: the first attempt also opens the connection, so it may arrive late by a handshake on a
+    // busy machine while the later ones keep their spacing.
+    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(4 * 250 * 0.8);
     expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(4 + 1 + 1);
   });
 
