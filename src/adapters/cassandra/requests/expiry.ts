@@ -119,8 +119,7 @@ export class RequestExpiry {
       // stamp, as the attempts' status codes were written (`listEntryStatusCode`): above every one of them.
       params: [...listEntryValues(r), ttl, t],
     };
-    // The entry's index rows likewise; a status code row an attempt moved away stays deleted (its tombstone is older
-    // than this write, but the row written here is the request's current code, not the old one).
+    // The entry's index rows likewise, under the request's current code: a row an attempt moved away stays deleted.
     const indexRows = expiringIndexRows(this.session, r, ttl, stamp);
     return { statements: [...partition, listEntry, ...indexRows], bytes: r.body?.byteLength ?? 0 };
   }
