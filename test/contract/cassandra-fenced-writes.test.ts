@@ -46,6 +46,23 @@ describe('Cassandra owner writes fenced by shard epochs', () => {
     expect(await next.claimDue(now + 3 * LEASE_MS, 10, now + 4 * LEASE_MS)).toEqual([]);
   });
 
+  it("lists a request under the new owner's status code, never under one an owner that lost the shard wrote later", async () => {
+    const old = processHolding(holdingEveryShard(9));
+    const next = processHolding(holdingEveryShard(10));
+    const now = Date.now();
+    const r = aRequest({ createdAt: now, dueAt: now });
+    await old.insertMany([r]);
+    const [oldClaim] = await old.claimDue(now, 10, now + LEASE_MS);
+    const [taken] = await next.claimDue(now + LEASE_MS, 10, now + 2 * LEASE_MS);
+    const retry = { status: 'queued', attemptCount: 1, dueAt: now + 3 * LEASE_MS, updatedAt: now + 3 } as const;
+    await next.recordAttempt(taken!, settled(anAttempt(r.id, 1, { status: 'failed', responseStatusCode: 503 }), { ...retry, lastStatusCode: 503 }));
+    // Lands after, under a lower timestamp: its code's row is written, but the request keeps the new owner's code.
+    await old.recordAttempt(oldClaim!, settled(anAttempt(r.id, 1, { status: 'failed', responseStatusCode: 500 }), { ...retry, lastStatusCode: 500 }));
+    const listed = async (code: number) => (await next.list({ projectId: PROJECT_A, responseStatusCode: code, terminalCutoff: 0, limit: 10 })).map((x) => x.id);
+    expect(await listed(503)).toEqual([r.id]);
+    expect(await listed(500)).toEqual([]);
+  });
+
   it('hides the attempt row of an owner that lost the shard until the new owner records that attempt itself', async () => {
     const old = processHolding(holdingEveryShard(7));
     const next = processHolding(holdingEveryShard(8));

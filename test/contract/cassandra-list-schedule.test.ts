@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { dayOf } from '../../src/adapters/cassandra/requests/rows.js';
 import type { StoredRequest } from '../../src/domain/request.js';
 import { PROJECT_A, T0, aRequest, anAttempt, nextScheduleId, settled } from './suite/harness.js';
-import { scratchCassandraBackend } from './suite/scratch-cassandra.js';
+import { openCassandraBackend } from '../../src/adapters/cassandra/backend.js';
+import { infra } from '../support/infra.js';
+import { holdingEveryShard, scratchCassandraBackend } from './suite/scratch-cassandra.js';
 
 const MINUTE = 60_000;
 
@@ -108,6 +110,43 @@ describe('Cassandra list entries and the schedule filter', () => {
     for (const r of [fresh!, old!]) {
       await expect.poll(async () => (await scheduleOfEntry(r))?.ttl ?? 0, { timeout: 10_000 }).toBeGreaterThan(thirtyDays - 120);
       expect((await scheduleOfEntry(r))?.scheduleId).toBe(scheduleId);
+    }
+  }, 60_000);
+  it('walks the entries of the days before the list indexes were added, and reads the indexes after', async () => {
+    const { session, requests } = open();
+    const projectId = 'prj_contract_list_index_days';
+    const DAY = 86_400_000;
+    const now = Date.now();
+    const migrations = session.table('schema_migrations');
+    const appliedAt = async (version: number) =>
+      (await session.read(`SELECT applied_at FROM ${migrations} WHERE version = ?`, [version], 'reading a migration')).first()?.['applied_at'];
+    const kept = [await appliedAt(2), await appliedAt(17)];
+    // As in a keyspace made long ago and given the indexes today: days up to today are walked, later ones indexed.
+    const setAppliedAt = (version: number, at: unknown) =>
+      session.execute(`UPDATE ${migrations} SET applied_at = ? WHERE version = ?`, [at, version], 'backdating a migration');
+    await setAppliedAt(2, now - 30 * DAY);
+    await setAppliedAt(17, now);
+    const upgraded = await openCassandraBackend({ ...infra.cassandra.connection(session.keyspace), shardCount: 4, epochs: holdingEveryShard() });
+    try {
+      const before = aRequest({ projectId, createdAt: now - DAY, queue: 'billing', flowKeys: ['vendor:acme'] });
+      const after = aRequest({ projectId, createdAt: now + 2 * DAY, queue: 'billing', flowKeys: ['vendor:acme'] });
+      await requests.insertMany([before, after]);
+      // The older request as one accepted before the indexes: no index rows.
+      for (const [table, key, value] of [['requests_by_queue', 'queue_name', 'billing'], ['requests_by_flow_key', 'flow_key', 'vendor:acme']] as const) {
+        await session.execute(
+          `DELETE FROM ${session.table(table)} WHERE project_id = ? AND ${key} = ? AND day = ? AND created_at = ? AND id = ?`,
+          [projectId, value, dayOf(before.createdAt), before.createdAt, before.id],
+          'clearing an index row',
+        );
+      }
+      const ids = async (q: { queue?: string; flowKey?: string }) =>
+        (await upgraded.requests.list({ projectId, terminalCutoff: 0, limit: 100, ...q })).map((r) => r.id);
+      expect(await ids({ queue: 'billing' })).toEqual([after.id, before.id]);
+      expect(await ids({ flowKey: 'vendor:acme' })).toEqual([after.id, before.id]);
+    } finally {
+      await upgraded.close();
+      await setAppliedAt(2, kept[0]);
+      await setAppliedAt(17, kept[1]);
     }
   }, 60_000);
 });

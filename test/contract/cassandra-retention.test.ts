@@ -95,7 +95,7 @@ describe('Cassandra request retention through TTL', () => {
       return write();
     });
     try {
-      await recordAt(backend, r.id, now, 1, 'succeeded', succeeded);
+      await recordAt(backend, r.id, now, 1, 'succeeded', { ...succeeded, lastStatusCode: 200 });
       const ttlOf = async (column: string, where = '') =>
         (await session.read(`SELECT TTL(${column}) AS ttl FROM ${session.table('requests')} WHERE id = ? ${where} LIMIT 1`, [r.id], 'reading a TTL', 5000)).first()?.['ttl'] as number | null;
       const thirtyDays = 30 * 86_400;
@@ -103,6 +103,12 @@ describe('Cassandra request retention through TTL', () => {
       expect(await ttlOf('attempt_status', 'AND attempt_number = 1')).toBeGreaterThan(thirtyDays - 120);
       const entry = await session.read(`SELECT TTL(url_lower) AS ttl FROM ${session.table('requests_by_project')} WHERE project_id = ? AND day = ?`, [PROJECT_D, Math.floor(now / DAY)], 'reading a TTL', 5000);
       expect(entry.first()?.['ttl']).toBeGreaterThan(thirtyDays - 120);
+      // The list's index rows expire with the entry: under its queue, its flow key and its status code.
+      const day = Math.floor(now / DAY);
+      for (const [table, key, value] of [['requests_by_queue', 'queue_name', 'default'], ['requests_by_flow_key', 'flow_key', 'customer:7'], ['requests_by_status_code', 'status_code', 200]] as const) {
+        const row = await session.read(`SELECT TTL(url_lower) AS ttl FROM ${session.table(table)} WHERE project_id = ? AND ${key} = ? AND day = ?`, [PROJECT_D, value, day], 'reading a TTL', 5000);
+        expect(row.first()?.['ttl'], table).toBeGreaterThan(thirtyDays - 120);
+      }
       await expect.poll(() => timersOfRequest(backend, r.id), { timeout: 10_000 }).toBe(0);
       expect(rewrites).toBe(0);
       expect(await requests.get(PROJECT_D, r.id)).toMatchObject({ status: 'succeeded', body: new Uint8Array([7, 7]) });

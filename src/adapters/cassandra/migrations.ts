@@ -15,6 +15,7 @@ import { callbacks } from './schema/013-callbacks.js';
 import { bulkActions } from './schema/014-bulk-actions.js';
 import { stats } from './schema/015-stats.js';
 import { listLastStatusCode } from './schema/016-list-last-status-code.js';
+import { listIndexes } from './schema/017-list-indexes.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   bulkActions,
   stats,
   listLastStatusCode,
+  listIndexes,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

@@ -89,7 +89,6 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
 
       const inQueue = [...billing].sort(newestFirst);
       const withKey = [...acme, ...billing.filter((r) => r.flowKeys.length > 0)].sort(newestFirst);
-      const idsOf = (rs: StoredRequest[]) => rs.map((r) => r.id);
       expect(await ids({ queue: 'billing' })).toEqual(idsOf(inQueue));
       expect(await ids({ flowKey: 'vendor:acme' })).toEqual(idsOf(withKey));
       expect(await ids({ flowKey: 'tenant:1' })).toEqual(idsOf([...acme].sort(newestFirst)));
@@ -145,7 +144,6 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
         }
       }
 
-      const idsOf = (rs: StoredRequest[]) => rs.map((r) => r.id);
       expect((await store().get(PROJECT_A, d!.id))?.lastStatusCode).toBeNull();
       expect((await store().get(PROJECT_A, a!.id))?.lastStatusCode).toBe(500);
       expect((await store().get(PROJECT_A, never.id))?.lastStatusCode).toBeNull();
@@ -170,6 +168,61 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
         after = page.at(-1);
       }
       expect(paged).toEqual(idsOf([c!, b!]));
+    });
+
+    it('finds a rare status code among many over several days, moves a code an attempt changes, and pages by cursor', async () => {
+      const project = { id: PROJECT_A, name: 'p', monthlyAllowance: 100, scheduleAllowance: 1, retentionDays: 30, captureResponseBodies: true, createdAt: T0 };
+      await backend().projects.createProject(project);
+      const HOUR = 60 * MINUTE;
+      // Sixty ended requests over five days, inserted with their codes as an import would: six of them 410.
+      const history = Array.from({ length: 60 }, (_, i) => {
+        const code = i % 10 === 3 ? 410 : i % 4 === 0 ? 500 : 200;
+        return aRequest({ createdAt: T0 + i * 2 * HOUR, status: code === 200 ? 'succeeded' : 'failed', dueAt: null, attemptCount: 1, lastStatusCode: code, completedAt: T0 + i * 2 * HOUR });
+      });
+      const live = Array.from({ length: 3 }, (_, i) => aRequest({ createdAt: T0 + (130 + i) * HOUR, dueAt: T0 + (130 + i) * HOUR }));
+      const [recovers, keepsFailing, goneAtOnce] = live as [StoredRequest, StoredRequest, StoredRequest];
+      const elsewhere = aRequest({ projectId: PROJECT_B, createdAt: T0 + 131 * HOUR, status: 'failed', dueAt: null, attemptCount: 1, lastStatusCode: 410 });
+      await store().insertMany([...history, elsewhere]);
+      await store().insertMany(live);
+
+      // Attempts: `recovers` gets 503 then 200; `keepsFailing` 503 twice; `goneAtOnce` 410 on its only attempt.
+      const rounds: ReadonlyArray<ReadonlyArray<readonly [StoredRequest, number, boolean]>> = [
+        [[recovers, 503, false], [keepsFailing, 503, false], [goneAtOnce, 410, true]],
+        [[recovers, 200, true], [keepsFailing, 503, true]],
+      ];
+      for (const [i, round] of rounds.entries()) {
+        const now = T0 + (200 + i * 10) * HOUR;
+        const claims = await claimAll(store(), round.map(([r]) => r.id), now);
+        for (const [r, code, ends] of round) {
+          const attempt = anAttempt(r.id, i + 1, { status: code < 300 ? 'succeeded' : 'failed', responseStatusCode: code });
+          const status = !ends ? 'queued' : code < 300 ? 'succeeded' : 'failed';
+          const patch = { status, attemptCount: i + 1, updatedAt: now, lastStatusCode: code, dueAt: ends ? null : now + 5 * MINUTE, ...(ends ? { completedAt: now } : {}) } as const;
+          await store().recordAttempt(claims.get(r.id)!, settled(attempt, patch));
+        }
+        // Both listed under 503 while they wait for their next attempt.
+        if (i === 0) expect(await ids({ responseStatusCode: 503 })).toEqual(idsOf([keepsFailing, recovers].sort(newestFirst)));
+      }
+
+      const rare = [...history.filter((r) => r.lastStatusCode === 410), goneAtOnce].sort(newestFirst);
+      expect(rare).toHaveLength(7);
+      expect(await ids({ responseStatusCode: 410 })).toEqual(idsOf(rare));
+      expect(await ids({ responseStatusCode: 503 })).toEqual([keepsFailing.id]);
+      expect(await ids({ responseStatusCode: 200 })).toEqual(idsOf([recovers, ...history.filter((r) => r.lastStatusCode === 200)].sort(newestFirst)));
+      expect(await ids({ responseStatusCode: 418 })).toEqual([]);
+      expect(await ids({ responseStatusCode: 410, status: 'succeeded' })).toEqual([]);
+      expect(await ids({ responseStatusCode: 410, from: T0 + 24 * HOUR, to: T0 + 96 * HOUR })).toEqual(
+        idsOf(rare.filter((r) => r.createdAt >= T0 + 24 * HOUR && r.createdAt < T0 + 96 * HOUR)),
+      );
+
+      const paged: string[] = [];
+      let after: StoredRequest | undefined;
+      for (;;) {
+        const page = await store().list({ projectId: PROJECT_A, responseStatusCode: 410, terminalCutoff: 0, limit: 2, after });
+        paged.push(...page.map((r) => r.id));
+        if (page.length < 2) break;
+        after = page.at(-1);
+      }
+      expect(paged).toEqual(idsOf(rare));
     });
 
     it('finds URL fragments case-insensitively and takes %, _ and \\ literally', async () => {
@@ -237,6 +290,10 @@ export function describeRequestListContract(makeBackend: BackendFactory): void {
       expect(await store().hasTerminalBefore(PROJECT_A, cutoff - 1)).toBe(false);
     });
   });
+}
+
+function idsOf(rs: readonly StoredRequest[]): string[] {
+  return rs.map((r) => r.id);
 }
 
 function newestFirst(a: StoredRequest, b: StoredRequest): number {

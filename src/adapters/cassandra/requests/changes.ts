@@ -10,6 +10,7 @@ import type { TimerEngine } from '../timers/engine.js';
 import type { StoredAs } from './claim.js';
 import type { RequestExpiry } from './expiry.js';
 import { REQUEST_BATCHES, dayOf, insertAttempt, insertCallback, insertListEntry, insertProjectDay, listEntryStatusCode } from './rows.js';
+import { insertIndexRows, statusCodeMove } from './list-indexes.js';
 import { timerChange, timerOf, type RequestTimer } from './timers.js';
 
 /** One change's statements, all at its owner timestamp. */
@@ -161,6 +162,7 @@ export class RequestChanges {
       ...ending,
       insertCallback(this.session, callback, stamp),
       insertListEntry(this.session, callback),
+      ...insertIndexRows(this.session, callback),
       insertProjectDay(this.session, callback.projectId, dayOf(callback.createdAt)),
       ...this.timers.statements(timers),
     ];
@@ -175,10 +177,14 @@ export class RequestChanges {
     else await this.session.batch(statements, during, { logged: false, idempotent: true });
   }
 
-  /** The attempt's row, and its status code in the request's list entry, where the list's filter finds it. */
+  /**
+   * The attempt's row, its status code in the request's list entry, and the code's index row moved when the code
+   * changed (`statusCodeMove`): where the list's filter finds it.
+   */
   private attemptWrites(attempt: AttemptRecord, current: StoredRequest, next: StoredRequest, stamp: bigint): Statement[] {
     const entry = listEntryStatusCode(this.session, next, current, stamp);
-    return entry === null ? [insertAttempt(this.session, attempt, stamp)] : [insertAttempt(this.session, attempt, stamp), entry];
+    const moved = statusCodeMove(this.session, next, current, stamp);
+    return [insertAttempt(this.session, attempt, stamp), ...(entry === null ? [] : [entry]), ...moved];
   }
 
   /**

@@ -2,12 +2,13 @@ import { types } from 'cassandra-driver';
 import type { Clock } from '../../../domain/clock.js';
 import type { AttemptRecord, StoredRequest } from '../../../domain/request.js';
 import { StorageUnavailable } from '../../../ports/errors.js';
+import { expiringIndexRows } from './list-indexes.js';
 import { ATTEMPT_COLUMNS, LIST_ENTRY_COLUMNS, REQUEST_BATCHES, REQUEST_COLUMNS, attemptValues, listEntryValues, requestValues, type RequestRows } from './rows.js';
 import { PATCH_COLUMNS } from '../../request-patch-columns.js';
 import { blob, timestampValue, type CassandraSession, type Statement } from '../session.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 
-/** A request's rewrite: its partition and its list entry. */
+/** A request's rewrite: its partition, its list entry and the entry's index rows. */
 export interface Rewrite {
   readonly statements: readonly Statement[];
   readonly bytes: number;
@@ -118,7 +119,9 @@ export class RequestExpiry {
       // stamp, as the attempts' status codes were written (`listEntryStatusCode`): above every one of them.
       params: [...listEntryValues(r), ttl, t],
     };
-    return { statements: [...partition, listEntry], bytes: r.body?.byteLength ?? 0 };
+    // The entry's index rows likewise, under the request's current code: a row an attempt moved away stays deleted.
+    const indexRows = expiringIndexRows(this.session, r, ttl, stamp);
+    return { statements: [...partition, listEntry, ...indexRows], bytes: r.body?.byteLength ?? 0 };
   }
 
   private async retentionOf(projectId: string): Promise<number | null> {

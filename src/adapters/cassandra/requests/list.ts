@@ -4,6 +4,7 @@ import { isWithdrawn } from '../../../domain/schedule/enqueued-ahead.js';
 import type { ListPosition, RequestListQuery } from '../../../ports/requests.js';
 import { flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
 import { mapBounded } from '../shared/concurrency.js';
+import { indexFor, selectIndexDay, type IndexKey, type ListIndexName } from './list-indexes.js';
 import { dayOf, lowerUrl, type RequestRows } from './rows.js';
 import { millis, type CassandraSession } from '../session.js';
 
@@ -17,6 +18,12 @@ const MAX_FETCH_AT_ONCE = 100;
  */
 export const HISTORY_CHECKED = 100;
 const HISTORY_AT_ONCE = 20;
+
+/**
+ * How close the list indexes' migration must follow the one that made the request tables for both to count as one
+ * run: a keyspace made with the indexes, so every request in it is indexed.
+ */
+const SAME_RUN_MS = 10 * 60_000;
 
 const INT_MIN = -2_147_483_648;
 const INT_MAX = 2_147_483_647;
@@ -42,6 +49,10 @@ interface ListEntry {
 export class RequestList {
   private readonly selectDays: string;
   private readonly selectEntries: string;
+  private readonly selectIndex: Readonly<Record<ListIndexName, string>>;
+  private readonly selectMigrations: string;
+  /** The first day the list indexes cover (see `indexedFromDay`), once read. */
+  private indexedFrom: Promise<number> | null = null;
 
   constructor(
     private readonly session: CassandraSession,
@@ -52,6 +63,12 @@ export class RequestList {
     // Both bounds in tuple form: CQL does not mix single- and multi-column restrictions of clustering columns.
     this.selectEntries = `SELECT created_at, id, url_lower, method, source, schedule_id, queue, flow_keys, last_status_code FROM ${session.table('requests_by_project')}
       WHERE project_id = ? AND day = ? AND (created_at, id) < (?, ?) AND (created_at) >= (?) LIMIT ?`;
+    this.selectIndex = {
+      status_code: selectIndexDay(session, 'status_code'),
+      flow_key: selectIndexDay(session, 'flow_key'),
+      queue: selectIndexDay(session, 'queue'),
+    };
+    this.selectMigrations = `SELECT version, applied_at FROM ${session.table('schema_migrations')} WHERE version IN (2, 17)`;
   }
 
   async list(q: RequestListQuery): Promise<StoredRequest[]> {
@@ -72,7 +89,8 @@ export class RequestList {
       });
     };
     const entryPage = Math.min(Math.max(2 * q.limit, 50), 1000);
-    for await (const entry of this.entries(q.projectId, upperBound(q), q.from ?? Number.MIN_SAFE_INTEGER, entryPage)) {
+    const index = indexFor(q);
+    for await (const entry of this.entries(q.projectId, upperBound(q), q.from ?? Number.MIN_SAFE_INTEGER, entryPage, index)) {
       const match = matches(entry, q);
       if (match === false) continue;
       pending.push(entry);
@@ -116,18 +134,26 @@ export class RequestList {
     return inRange && matches(entry, q) === true ? [r] : [];
   }
 
-  /** A project's list entries below `below` in (createdAt, id) order, created at `from` or later, newest first. */
-  private async *entries(projectId: string, below: ListPosition, from: number, pageSize: number): AsyncGenerator<ListEntry> {
+  /**
+   * A project's list entries below `below` in (createdAt, id) order, created at `from` or later, newest first: all
+   * of them, or with `index` only those under its value, read from the index (on the days it covers) in the same
+   * order and bounds, so the cursor and the time range work alike either way.
+   */
+  private async *entries(projectId: string, below: ListPosition, from: number, pageSize: number, index: IndexKey | null = null): AsyncGenerator<ListEntry> {
     let daysBelow = clampInt(dayOf(below.createdAt) + 1);
     const firstDay = clampInt(dayOf(from));
+    const indexedFrom = index === null ? Infinity : await this.indexedFromDay();
     for (;;) {
       const days = await this.session.read(this.selectDays, [projectId, daysBelow, firstDay, DAYS_PER_READ], 'listing requests');
       for (const row of days.rows) {
         const day = row['day'] as number;
+        const indexed = index !== null && day >= indexedFrom;
         let position = below;
         for (;;) {
-          const params = [projectId, day, position.createdAt, position.id, from, pageSize];
-          const page = (await this.session.read(this.selectEntries, params, 'listing requests')).rows.map(entryFromRow);
+          const bounds = [day, position.createdAt, position.id, from, pageSize];
+          const page = indexed
+            ? (await this.session.read(this.selectIndex[index.index], [projectId, index.value, ...bounds], 'listing requests')).rows.map((r) => indexEntryFromRow(r, index))
+            : (await this.session.read(this.selectEntries, [projectId, ...bounds], 'listing requests')).rows.map(entryFromRow);
           yield* page;
           if (page.length < pageSize) break;
           position = page.at(-1)!;
@@ -137,6 +163,38 @@ export class RequestList {
       daysBelow = days.rows.at(-1)!['day'] as number;
     }
   }
+
+  /**
+   * The first UTC day whose requests are all in the list indexes (schema version 17): every day when the keyspace
+   * was made with them, else the day after they were added (requests accepted earlier, or that day by a process
+   * not yet upgraded, have no index rows). Days before it are walked entry by entry, as before the indexes; with the
+   * retention window they pass out of the list.
+   */
+  private indexedFromDay(): Promise<number> {
+    this.indexedFrom ??= this.readIndexedFrom().catch((err: unknown) => {
+      this.indexedFrom = null;
+      throw err;
+    });
+    return this.indexedFrom;
+  }
+
+  private async readIndexedFrom(): Promise<number> {
+    const rows = (await this.session.read(this.selectMigrations, [], 'listing requests')).rows;
+    const appliedAt = new Map(rows.map((r) => [r['version'] as number, millis(r['applied_at'])]));
+    const tables = appliedAt.get(2) ?? null;
+    const indexes = appliedAt.get(17) ?? null;
+    if (indexes === null) return Infinity;
+    if (tables !== null && indexes - tables < SAME_RUN_MS) return -Infinity;
+    return dayOf(indexes) + 1;
+  }
+}
+
+/**
+ * An index row as a list entry. It carries no status code but the status code index's own value: a query with a
+ * code filter is always served by that index (`indexFor`), so the others' rows never need one.
+ */
+function indexEntryFromRow(row: Record<string, unknown>, index: IndexKey): ListEntry {
+  return { ...entryFromRow(row), lastStatusCode: index.index === 'status_code' ? (index.value as number) : null };
 }
 
 function entryFromRow(row: Record<string, unknown>): ListEntry {

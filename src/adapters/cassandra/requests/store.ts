@@ -21,6 +21,7 @@ import { ClaimChanges } from './claim-changes.js';
 import { RequestChanges } from './changes.js';
 import { RequestClaims } from './claims.js';
 import { RequestExpiry } from './expiry.js';
+import { insertIndexRows } from './list-indexes.js';
 import { RequestList } from './list.js';
 import { REQUEST_BATCHES, RequestRows, dayOf, insertBody, insertListEntry, insertProjectDay, insertRequest } from './rows.js';
 import { REQUEST_TIMERS, timerOf, type RequestTimer } from './timers.js';
@@ -301,7 +302,7 @@ export class CassandraRequestStore implements RequestStore {
   }
 
   /**
-   * What points at new requests: list entries and timers, plus the day and bucket entries this process has not
+   * What points at new requests: list entries, their index rows and timers, plus the day and bucket entries this process has not
    * written yet (see `WrittenEntries`).
    */
   private indexStatements(requests: readonly StoredRequest[]): { statements: Statement[]; timers: RequestTimer[]; days: string[] } {
@@ -309,7 +310,7 @@ export class CassandraRequestStore implements RequestStore {
     const timers: RequestTimer[] = [];
     const days = new Set<string>();
     for (const r of requests) {
-      statements.push(insertListEntry(this.session, r));
+      statements.push(insertListEntry(this.session, r), ...insertIndexRows(this.session, r));
       const day = dayOf(r.createdAt);
       const dayKey = `${r.projectId}/${day}`;
       if (!days.has(dayKey) && !this.listedDays.has(dayKey)) {
