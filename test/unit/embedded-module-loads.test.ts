@@ -22,14 +22,18 @@ const REPORT = `
     kafka: loaded.some((m) => m.includes('/kafkajs/')),
   }));`;
 
+// Each case starts a Node process that compiles the composition root's whole import graph with tsx: seconds on a
+// busy machine, more than the unit project's default 5 s.
+const PROCESS_TIMEOUT_MS = 30_000;
+
 describe('composition root', () => {
   it('leaves the Cassandra and Kafka clients unloaded in an embedded process', async () => {
     expect(await driversLoadedBy(`await import(${JSON.stringify(SERVICE)});${REPORT}`)).toEqual({ cassandra: false, kafka: false });
-  });
+  }, PROCESS_TIMEOUT_MS);
 
   it('loads them once the distributed backend is asked for', async () => {
     // The module the composition root imports for FERRY_BACKEND=cassandra; importing it opens no connection.
     const distributed = resolve(import.meta.dirname, '../../src/runtime/distributed-storage.ts');
     expect(await driversLoadedBy(`await import(${JSON.stringify(distributed)});${REPORT}`)).toEqual({ cassandra: true, kafka: true });
-  });
+  }, PROCESS_TIMEOUT_MS);
 });
