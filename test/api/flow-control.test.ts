@@ -24,8 +24,10 @@ const ENV = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_RETRY_BASE_MS: '20
 
 // Arrival windows (`busiestWindow`): budgets space the starts of attempts; arrivals at the destination come a moment
 // later, each after its own, so two starts exactly a window apart may arrive within it: the checks below allow one
-// more than rate + burst for that (the budget arithmetic itself is held to the exact bound in
-// test/unit/flow-budgets.test.ts).
+// more than rate + burst for that, and a quarter of a second of the rate (`JITTER`) for arrivals that a busy
+// machine (four test files at once, a distributed process beside Cassandra) holds up and lets go together. The
+// budget arithmetic itself is held to the exact bound in test/unit/flow-budgets.test.ts.
+const JITTER = (ratePerSecond: number) => Math.ceil(ratePerSecond / 4);
 
 async function accept(api: Api, items: ReadonlyArray<Record<string, unknown>>): Promise<string[]> {
   const ids: string[] = [];
@@ -87,7 +89,7 @@ describe('flow control, delivered', () => {
     await accept(api, Array.from({ length: 110 }, () => ({ url: url('/five'), flow_keys: ['five'] })));
     const arrived = await dest.waitForRequests('/five', 110, 40_000);
     const times = arrived.map((r) => r.receivedAt).sort((a, b) => a - b);
-    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(10 + 1);
+    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(10 + 1 + JITTER(5));
     // After the burst of 5, one every 200 ms: 105 more over 21 s.
     const steady = (times.at(-1)! - times[5]!) / 1000;
     expect(104 / steady).toBeGreaterThanOrEqual(5 * 0.95);
@@ -117,9 +119,10 @@ describe('flow control, delivered', () => {
     await accept(api, Array.from({ length: 6 }, () => ({ url: url('/spaced'), queue: 'spaced' })));
     const times = (await dest.waitForRequests('/spaced', 6, 20_000)).map((r) => r.receivedAt).sort((a, b) => a - b);
     // From the second arrival: the first attempt also opens the connection, so it may arrive late by a handshake on a
-    // busy machine while the later ones keep their spacing.
-    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(4 * 250 * 0.8);
-    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(4 + 1 + 1);
+    // busy machine while the later ones keep their spacing, less what a held-up process lets go together (unlimited,
+    // the six arrive within a few tens of milliseconds).
+    expect(times.at(-1)! - times[1]!).toBeGreaterThanOrEqual(4 * 250 - 250 - 100);
+    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(4 + 1 + 1 + JITTER(4));
   });
 
   it.concurrent('metrics count per queue what started and what was held, and show its admitted rate', async () => {
@@ -230,7 +233,7 @@ describe.runIf(TEST_BACKEND === 'cassandra')('flow control over two processes', 
     const items = Array.from({ length: 30 }, () => ({ url: `${dest.url}/shared`, flow_keys: ['shared'] }));
     await Promise.all([accept(apis[0]!, items), accept(apis[1]!, items)]);
     const times = (await dest.waitForRequests('/shared', 60, 40_000)).map((r) => r.receivedAt).sort((a, b) => a - b);
-    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(10 + 1);
+    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(10 + 1 + JITTER(5));
     expect(54 / ((times.at(-1)! - times[5]!) / 1000)).toBeLessThanOrEqual(5 * 1.05);
     const state = await read(apis[1]!, '/flow-keys/shared');
     expect(state.admitted_rate).toBe(5);
