@@ -67,7 +67,8 @@ describe('a bulk replay paced by its flow key, across kill -9', () => {
     await eventually(async () => {
       const a = (await api.call<{ done: number }>('GET', `/bulk-actions/${id}`)).body.data;
       return a.done >= ORIGINALS / 2 ? true : undefined;
-    }, 60_000);
+      // The runner lengthens its pauses while its process runs late (a busy machine): give it time.
+    }, 180_000);
     await ferry.kill();
     ferry = await startFerry({ dataDir, env: env() });
     api = new Api(ferry.baseUrl, apiKey);
@@ -75,7 +76,7 @@ describe('a bulk replay paced by its flow key, across kill -9', () => {
     const action = await eventually(async () => {
       const a = (await api.call<{ state: string; done: number; matched: number }>('GET', `/bulk-actions/${id}`)).body.data;
       return a.state === 'completed' ? a : undefined;
-    }, 120_000);
+    }, 300_000);
     expect(action).toMatchObject({ matched: ORIGINALS, done: ORIGINALS });
 
     // Every replay delivered through the key (an attempt in flight at the kill may arrive twice: at least once).
@@ -107,11 +108,13 @@ describe('a bulk replay paced by its flow key, across kill -9', () => {
     // starts made at the edge of one window can land in the next: over two-second windows that jitter is a small
     // part of what is counted, and a quarter of a second of the rate covers it. The 5,000 also spread over at least
     // the time the rate needs for them, with room for timer slack.
+    // A process started after the kill knows nothing of the starts the killed one made in its last second, so its
+    // bucket may give one more burst across the restart.
     const burst = RATE;
-    expect(busiestWindow(replayArrivals, 2_000)).toBeLessThanOrEqual(burst + 2 * RATE + RATE / 4);
+    expect(busiestWindow(replayArrivals, 2_000)).toBeLessThanOrEqual(2 * burst + 2 * RATE + RATE / 4);
     const span = Math.max(...replayArrivals) - Math.min(...replayArrivals);
     expect(span).toBeGreaterThanOrEqual(((ORIGINALS - RATE) / RATE) * 1_000 * 0.9);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(replayIds().size).toBe(ORIGINALS);
-  }, 400_000);
+  }, 600_000);
 });
