@@ -271,7 +271,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE schedules ADD COLUMN callbacks TEXT;
   `,
   `
-  -- 1 when the excerpt is stored deflated (raw deflate, src/adapters/embedded/excerpt-bytes.ts).
+  -- 1 when the excerpt is stored deflated (raw deflate), as a build of this schema wrote them; now written 0
+  -- (src/adapters/embedded/excerpt-bytes.ts).
   ALTER TABLE attempt_bodies ADD COLUMN deflated INTEGER NOT NULL DEFAULT 0;
   `,
 ];

@@ -13,7 +13,7 @@ import {
 } from '../request-json-columns.js';
 import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
-import { excerptForStorage, excerptFromStorage } from './excerpt-bytes.js';
+import { excerptFromStorage } from './excerpt-bytes.js';
 
 // Rows cross the driver as positional values: binding by name and reading keyed row objects cost a property
 // lookup or creation per column for every row.
@@ -115,7 +115,7 @@ export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number,
   error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers,
   response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body, deflated) VALUES (?, ?, ?, ?)';
+export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, ?, ?)';
 
 /** The attempt's row, and its body excerpt's row when it captured one (see `attempt_bodies` in migrations.ts). */
 export function insertAttempt(insert: Database.Statement, insertBody: () => Database.Statement, projectId: string, a: AttemptRecord): void {
@@ -126,8 +126,7 @@ export function insertAttempt(insert: Database.Statement, insertBody: () => Data
     r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0,
   );
   if (r?.body == null) return;
-  const stored = excerptForStorage(r.body);
-  insertBody().run(a.requestId, a.attemptNumber, stored.bytes, stored.deflated ? 1 : 0);
+  insertBody().run(a.requestId, a.attemptNumber, r.body);
 }
 
 /** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
