@@ -15,6 +15,12 @@ import type { AcceptRequests, NewRequest } from './accept-requests.js';
 const COUNT_PAGE = 500;
 /** Cancels asked at once within a batch. */
 const CANCELS_AT_ONCE = 16;
+/**
+ * Replays accepted (validated and committed) together within a batch. Kept small: a slice is one write of the
+ * writer thread and one stretch of the main thread, and an API call that arrives meanwhile waits for it
+ * (test/bench/README.md#bulk-replay).
+ */
+const REPLAYS_AT_ONCE = 20;
 
 /** One batch's requests, and the position the walk goes on from after them; `position` null when none follow. */
 interface Page {
@@ -110,8 +116,18 @@ export class BulkActionBatches {
    * the replays it made before instead of making more.
    */
   private async replay(project: Project, bulkId: string, found: readonly StoredRequest[], skip: (reason: SkipReason) => void): Promise<number> {
+    let done = 0;
+    for (let i = 0; i < found.length; i += REPLAYS_AT_ONCE) {
+      const items = this.replayItems(bulkId, found.slice(i, i + REPLAYS_AT_ONCE), skip);
+      if (items.length > 0) await this.acceptor.accept(project, null, items);
+      done += items.length;
+    }
+    return done;
+  }
+
+  private replayItems(bulkId: string, originals: readonly StoredRequest[], skip: (reason: SkipReason) => void): NewRequest[] {
     const items: NewRequest[] = [];
-    for (const original of found) {
+    for (const original of originals) {
       if (!canReplay(original)) {
         skip('active');
         continue;
@@ -123,18 +139,16 @@ export class BulkActionBatches {
         skip('invalid_definition');
         continue;
       }
-      const key = bulkReplayKey(bulkId, original.id);
       items.push({
         definition: definitionOf(original),
         deliverAt: null,
         source: 'replay',
         replayedFromRequestId: original.id,
         scheduleId: null,
-        itemKey: { key, fingerprint: fingerprint('replay', original.id), field: 'ids' },
+        itemKey: { key: bulkReplayKey(bulkId, original.id), fingerprint: fingerprint('replay', original.id), field: 'ids' },
       });
     }
-    if (items.length > 0) await this.acceptor.accept(project, null, items);
-    return items.length;
+    return items;
   }
 
   private async page(project: Project, selection: BulkSelection, position: BulkPosition, size: number): Promise<Page> {

@@ -275,6 +275,11 @@ export const MIGRATIONS: readonly string[] = [
   -- (src/adapters/embedded/excerpt-bytes.ts).
   ALTER TABLE attempt_bodies ADD COLUMN deflated INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  -- A body excerpt small enough to stay in the attempt's own row (INLINE_EXCERPT_MAX_BYTES in request-rows.ts):
+  -- one insert per attempt instead of two. Larger ones stay in attempt_bodies.
+  ALTER TABLE attempts ADD COLUMN response_body BLOB;
+  `,
 ];
 
 /**
