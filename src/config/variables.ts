@@ -52,7 +52,7 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_SHUTDOWN_GRACE_MS', fallback: '10000', description: 'how long SIGTERM waits for attempts in flight' },
   { name: 'FERRY_DELIVERY_CA_FILE', fallback: null, description: 'extra PEM CA certificates trusted for destinations' },
   { name: 'FERRY_DELIVERY_IDLE_POLL_MS', fallback: '1000', description: 'longest wait between looks at storage when nothing is known to be due' },
-  { name: 'FERRY_BULK_BATCH_SIZE', fallback: '200', description: 'requests a bulk action acts on per batch; its progress is stored after each' },
+  { name: 'FERRY_BULK_BATCH_SIZE', fallback: '50', description: 'requests a bulk action acts on per batch; its progress is stored after each' },
   { name: 'FERRY_BULK_PAUSE_MS', fallback: '100', description: 'pause after each batch of a bulk action, leaving the API its share of storage' },
   { name: 'FERRY_DELIVERY_THREADS', fallback: defaultDeliveryThreads, description: 'threads for the HTTP side of attempts; 0 runs it on the main thread' },
   { name: 'FERRY_LOG_LEVEL', fallback: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },

@@ -75,6 +75,19 @@ describe('the embedded list of one queue or one flow key', () => {
   });
 });
 
+// Embedded only: a page deep in a walk bounded by `to` (a bulk action's, or a caller's) starts at its cursor.
+describe('the embedded list bounded by `to`, past its first page', () => {
+  it('seeks to the cursor, whatever index the filters choose', async () => {
+    const after = { createdAt: T0, id: 'req_contract_99999999' };
+    for (const filters of [{}, { queue: 'billing' }, { status: 'failed' as const }, { queue: 'bulk', status: 'failed' as const }]) {
+      for (const to of [T0 + 5, T0 - 5]) {
+        const plan = await planOf({ ...filters, to, after });
+        expect(plan, JSON.stringify({ filters, to })).toMatch(/^SEARCH requests USING INDEX \w+ \(project_id=\?.* AND \(created_at,id\)<\(\?,\?\)\)/);
+      }
+    }
+  });
+});
+
 // Embedded only: one status code's page reads that code's requests in list order, however few of the project's have it.
 describe("the embedded list of one last attempt's status code", () => {
   const after = { createdAt: T0, id: 'req_contract_99999999' };

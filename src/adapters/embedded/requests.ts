@@ -72,10 +72,14 @@ export class EmbeddedRequestStore implements RequestStore {
     filter('requests.queue = @queue', 'queue', q.queue);
     filter('requests.last_status_code = @statusCode', 'statusCode', q.responseStatusCode);
     filter(`${o}.created_at >= @from`, 'from', q.from);
-    filter(`${o}.created_at < @to`, 'to', q.to);
-    if (q.after !== undefined) {
-      filter(`(${o}.created_at, ${o}.${idColumn}) < (@afterCreatedAt, @afterId)`, 'afterCreatedAt', q.after.createdAt);
-      params.afterId = q.after.id;
+    // One upper bound, not two: given `created_at < @to` beside the cursor's row value, SQLite may seek by the
+    // former and read every row between `to` and the cursor, so a walk got slower page by page (7 ms a page
+    // 99,000 rows deep, against 0.05 ms seeking by the cursor). `(to, '')` is below every row of that instant.
+    const below = upperBound(q.to, q.after);
+    if (below !== undefined && below.id === undefined) filter(`${o}.created_at < @to`, 'to', below.createdAt);
+    else if (below !== undefined) {
+      filter(`(${o}.created_at, ${o}.${idColumn}) < (@belowCreatedAt, @belowId)`, 'belowCreatedAt', below.createdAt);
+      params.belowId = below.id!;
     }
     const sql = `SELECT ${QUALIFIED_SELECT_LIST} FROM ${from} WHERE ${where.join(' AND ')}
       ORDER BY ${o}.created_at DESC, ${o}.${idColumn} DESC LIMIT @limit`;
@@ -169,4 +173,10 @@ export class EmbeddedRequestStore implements RequestStore {
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The list's exclusive upper bound in (created_at, id) order: `to`, the cursor, or the lower of the two. */
+function upperBound(to: number | undefined, after: RequestListQuery['after']): { createdAt: number; id?: string } | undefined {
+  if (after === undefined) return to === undefined ? undefined : { createdAt: to };
+  return to !== undefined && to <= after.createdAt ? { createdAt: to, id: '' } : after;
 }
