@@ -4,7 +4,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { BulkActionStore, RunningBulkAction } from '../../ports/bulk-actions.js';
 import type { ProjectStore } from '../../ports/projects.js';
 import type { PlacementLog } from '../placement/work-placement.js';
-import { BulkPace, DEFAULT_PACE, type LoadDelay } from './bulk-pace.js';
+import { BulkPace, DEFAULT_PACE, QuietLateness, type LoadDelay } from './bulk-pace.js';
 
 export interface BulkRunnerOptions {
   /** Requests acted on per batch: progress is stored after each. */
@@ -42,6 +42,7 @@ export class BulkActionRunner {
   private readonly stopping = new AbortController();
   private readonly runs = new Set<Promise<void>>();
   private looking: Promise<void> | null = null;
+  private readonly quiet = new QuietLateness();
   private lookAgain = false;
   private started = false;
 
@@ -78,6 +79,8 @@ export class BulkActionRunner {
   private async poll(): Promise<void> {
     const { clock, options } = this.p;
     while (!this.stopping.signal.aborted) {
+      // The baseline the pace compares with: read only while no action of this process adds to it.
+      if (this.active.size === 0 && this.p.loadDelay !== undefined) this.quiet.observe(this.p.loadDelay());
       this.wake();
       await clock.sleep(options.pollMs, this.stopping.signal);
     }
@@ -105,7 +108,7 @@ export class BulkActionRunner {
   private async run(entry: RunningBulkAction): Promise<void> {
     const { store, batches, projects, clock, options, log } = this.p;
     const signal = this.stopping.signal;
-    const pace = new BulkPace({ ...DEFAULT_PACE, minPauseMs: options.pauseMs }, this.p.loadDelay ?? (() => 0));
+    const pace = new BulkPace({ ...DEFAULT_PACE, minPauseMs: options.pauseMs }, this.p.loadDelay ?? (() => 0), this.quiet);
     while (!signal.aborted && this.p.owns(entry.id)) {
       try {
         const action = await store.get(entry.projectId, entry.id);
