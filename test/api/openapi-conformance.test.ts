@@ -134,7 +134,7 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' };
     const weekly = await api.call('POST', '/schedules', { json: { name: 'weekly', timing: cron, request: { url: hook } }, headers: { 'Idempotency-Key': key() } });
     expect(weekly.status).toBe(201);
-    expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null });
+    expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null, dst: { gap: 'shift', overlap: 'first' }, ends_at: null });
     expect((await api.call('GET', '/schedules')).body.data.map((s: Json) => s.timing.type)).toEqual(['cron']);
     expect((await api.call('GET', '/usage')).status).toBe(200);
 

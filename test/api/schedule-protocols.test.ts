@@ -30,7 +30,15 @@ function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: Schedu
   const summary: ScheduleSummary = {
     id: s.id,
     name: s.name,
-    timing: { type: t.type, expression: t.expression ?? null, timezone: t.timezone ?? null, every_seconds: t.everySeconds ?? null, starts_at: t.startsAt ?? null },
+    timing: {
+      type: t.type,
+      expression: t.expression ?? null,
+      timezone: t.timezone ?? null,
+      every_seconds: t.everySeconds ?? null,
+      starts_at: t.startsAt ?? null,
+      dst: t.dst === undefined ? null : { gap: t.dst.gap ?? '', overlap: t.dst.overlap ?? '' },
+      ends_at: t.endsAt ?? null,
+    },
     status: STATUS[s.status] as ScheduleSummary['status'],
     url: s.url,
     retry: s.retry,
