@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planFiring } from '../../src/domain/schedule/firing.js';
 import { latestRunAtOrBefore, nextRunAfter, runDetails, runTimes } from '../../src/domain/schedule/next-run.js';
 import type { CronTiming, DstPolicy, IntervalTiming, Timing } from '../../src/domain/schedule/timing.js';
 
@@ -146,5 +147,19 @@ describe('starts_at and ends_at', () => {
   it('a start inside a gap: the shifted run counts when it is at or after starts_at', () => {
     const timing = cron('30 2 * * *', NEW_YORK, SHIFT_FIRST, { startsAt: at('2027-03-14T07:00Z') });
     expect(detailed(timing, '2027-03-01T00:00Z', 2)).toEqual(['2027-03-14T07:00 gap_shifted', '2027-03-15T06:30 none']);
+  });
+
+  it('firing stops at ends_at: the last occurrence fires, with no next one; a late look fires nothing past the end', () => {
+    const t = at('2027-01-01T06:00Z');
+    const timing = hourly({ endsAt: t + 2 * HOUR });
+    expect(planFiring(timing, t + HOUR, t + HOUR)).toEqual({ fireAt: t + HOUR, nextRunAt: null });
+    expect(planFiring(timing, t + HOUR, t + 5 * HOUR)).toEqual({ fireAt: t + HOUR, nextRunAt: null });
+    expect(planFiring(timing, t, t + 90 * MINUTE)).toEqual({ fireAt: t + HOUR, nextRunAt: null });
+  });
+
+  it('firing follows the DST policy: the second pass of an overlap is the next run after the day before', () => {
+    const timing = cron('30 1 * * *', NEW_YORK, SKIP_SECOND);
+    const dayBefore = at('2027-11-06T05:30Z');
+    expect(planFiring(timing, dayBefore, dayBefore)).toEqual({ fireAt: dayBefore, nextRunAt: at('2027-11-07T06:30Z') });
   });
 });
