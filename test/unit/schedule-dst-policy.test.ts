@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planFiring } from '../../src/domain/schedule/firing.js';
 import { latestRunAtOrBefore, nextRunAfter, runDetails, runTimes } from '../../src/domain/schedule/next-run.js';
-import type { CronTiming, DstPolicy, IntervalTiming, Timing } from '../../src/domain/schedule/timing.js';
+import { timingWithDefaults, type CronTiming, type DstPolicy, type IntervalTiming, type Timing } from '../../src/domain/schedule/timing.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -161,5 +161,24 @@ describe('starts_at and ends_at', () => {
     const timing = cron('30 1 * * *', NEW_YORK, SKIP_SECOND);
     const dayBefore = at('2027-11-06T05:30Z');
     expect(planFiring(timing, dayBefore, dayBefore)).toEqual({ fireAt: dayBefore, nextRunAt: at('2027-11-07T06:30Z') });
+  });
+});
+
+describe('timings stored before the DST policy and bounds', () => {
+  it('read back with the defaults, which are the rules they followed', () => {
+    expect(timingWithDefaults({ type: 'cron', expression: '30 2 * * *', timezone: NEW_YORK })).toEqual(cron('30 2 * * *', NEW_YORK, SHIFT_FIRST));
+    expect(timingWithDefaults({ type: 'cron', expression: '30 2 * * *', timezone: NEW_YORK, dst: { overlap: 'both' } }).dst).toEqual(SHIFT_BOTH);
+    expect(timingWithDefaults({ type: 'interval', everySeconds: 60, startsAt: null, firstRunAt: 5 })).toEqual({
+      type: 'interval',
+      everySeconds: 60,
+      startsAt: null,
+      firstRunAt: 5,
+      endsAt: null,
+    });
+  });
+
+  it('keep only the members of their kind', () => {
+    const stored = { type: 'interval', everySeconds: 60, startsAt: 1, firstRunAt: 1, endsAt: 9, expression: 'x', dst: SKIP_SECOND };
+    expect(timingWithDefaults(stored)).toEqual({ type: 'interval', everySeconds: 60, startsAt: 1, firstRunAt: 1, endsAt: 9 });
   });
 });
