@@ -167,7 +167,7 @@ describe('starts_at and ends_at', () => {
 describe('timings stored before the DST policy and bounds', () => {
   it('read back with the defaults, which are the rules they followed', () => {
     expect(timingWithDefaults({ type: 'cron', expression: '30 2 * * *', timezone: NEW_YORK })).toEqual(cron('30 2 * * *', NEW_YORK, SHIFT_FIRST));
-    expect(timingWithDefaults({ type: 'cron', expression: '30 2 * * *', timezone: NEW_YORK, dst: { overlap: 'both' } }).dst).toEqual(SHIFT_BOTH);
+    expect((timingWithDefaults({ type: 'cron', expression: '30 2 * * *', timezone: NEW_YORK, dst: { overlap: 'both' } }) as CronTiming).dst).toEqual(SHIFT_BOTH);
     expect(timingWithDefaults({ type: 'interval', everySeconds: 60, startsAt: null, firstRunAt: 5 })).toEqual({
       type: 'interval',
       everySeconds: 60,
