@@ -95,6 +95,12 @@ describe('shortestGapMs', () => {
     expect(shortestGapMs(interval(30 * 86_400), T0 + 1)).toBe(30 * DAY);
   });
 
+  it('measures a timing that starts later from its start', () => {
+    const later = T0 + 800 * DAY;
+    expect(shortestGapMs({ ...cron('*/10 * * * *'), startsAt: later }, T0)).toBe(10 * 60_000);
+    expect(shortestGapMs({ type: 'interval', everySeconds: 900, startsAt: later, firstRunAt: later, endsAt: null }, T0)).toBe(900_000);
+  });
+
   it('looks 366 days ahead only: a yearly job from just after its run has one occurrence there', () => {
     expect(shortestGapMs(cron('0 0 1 1 *'), Date.UTC(2027, 0, 1, 0, 1))).toBeNull();
     expect(shortestGapMs(cron('0 0 1 1 *'), Date.UTC(2026, 11, 31))).toBe(365 * DAY);

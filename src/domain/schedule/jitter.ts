@@ -38,26 +38,29 @@ export function jitterDelayMs(scheduleId: string, instant: number, jitterSeconds
 }
 
 /**
- * The shortest gap between two consecutive occurrences of `timing` from `from` through the next 366 days, or null
- * when fewer than two fall there. It bounds a schedule's jitter.
+ * The shortest gap between two consecutive occurrences of `timing` from `from` (or from its start, when later)
+ * through the next 366 days, or null when fewer than two fall there. It bounds a schedule's jitter.
  *
  * A cron timing's occurrences are walked only until a gap as short as its expression allows between two local
  * times (one minute at least) shows up; after that, only the occurrences around each offset change can be closer,
  * and only those are walked. So an every-minute job answers at its second occurrence.
  */
 export function shortestGapMs(timing: Timing, from: number): number | null {
-  const end = from + GAP_HORIZON_MS;
+  // A timing that starts later is measured from its start: that is when its gaps begin to matter.
+  const firstPossible = timing.type === 'interval' ? timing.firstRunAt : timing.startsAt;
+  const start = firstPossible !== null && firstPossible > from ? firstPossible : from;
+  const end = start + GAP_HORIZON_MS;
   if (timing.type === 'interval') {
-    const first = nextRunAfter(timing, from - 1);
+    const first = nextRunAfter(timing, start - 1);
     const second = first === null ? null : nextRunAfter(timing, first);
     return second === null || second > end ? null : timing.everySeconds * 1000;
   }
   const floor = wallGapFloorMs(timing.expression);
-  const walked = walkGaps(timing, from, end, floor);
+  const walked = walkGaps(timing, start, end, floor);
   if (walked.complete || walked.shortest! <= MINUTE_MS) return walked.shortest;
   let shortest = walked.shortest!;
-  for (const change of offsetChanges(timing.timezone, from, end)) {
-    const around = walkGaps(timing, Math.max(from, change - CHANGE_REACH_MS), Math.min(end, change + CHANGE_REACH_MS), 0);
+  for (const change of offsetChanges(timing.timezone, start, end)) {
+    const around = walkGaps(timing, Math.max(start, change - CHANGE_REACH_MS), Math.min(end, change + CHANGE_REACH_MS), 0);
     if (around.shortest !== null) shortest = Math.min(shortest, around.shortest);
     if (shortest <= MINUTE_MS) break;
   }
