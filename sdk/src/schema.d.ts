@@ -1794,7 +1794,7 @@ export interface components {
          *     - `INVALID_LIMIT`: The page size is not an integer from 1 to 100.
          *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
          *     - `INVALID_NAME`: The schedule name is not 1 to 120 bytes after trimming.
-         *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all) or interval (whole minutes, 60 s to 30 days, future starts_at).
+         *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all, a known dst policy) or interval (whole minutes, 60 s to 30 days), or its starts_at or ends_at is not a future time in order with a run before the end.
          *     - `INVALID_BUDGET`: A queue or flow key limit is out of range: rate.limit and rate.burst whole numbers from 1, rate.period 1s to 1h, concurrency 1 to 10,000.
          *     - `INVALID_STORED_DEFINITION`: The stored request no longer passes current validation and cannot be replayed.
          */

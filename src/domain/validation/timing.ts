@@ -44,12 +44,12 @@ function given(value: unknown): boolean {
 }
 
 /**
- * Checks a schedule's timing and resolves it: a cron expression with its IANA zone, or an interval with its first
- * occurrence.
+ * Checks a schedule's timing and resolves it: a cron expression with its IANA zone and DST policy, or an interval
+ * with its first occurrence; either with its bounds, `starts_at` (inclusive) and `ends_at` (exclusive).
  *
  * @param input the timing as sent; undefined when the caller sent none.
  * @param opts `now` resolves an interval without starts_at (first run one interval from now); `creating` requires
- *   starts_at to be in the future.
+ *   starts_at and ends_at to be in the future and the timing to fire at least once before ends_at.
  * @param field the JSON path of the timing, used as the prefix of every error's field (`timing.expression`).
  * @returns the validated timing.
  * @throws FerryError `MISSING_FIELD` for an absent timing, type, expression, timezone or every_seconds, and
