@@ -48,7 +48,7 @@ describe('daylight-saving policy, starts_at and ends_at through the API', () => 
   });
 
   it('stores a cron timing with dst, starts_at and ends_at, echoes it, and previews the saved schedule by its ID', async () => {
-    const timing = { ...cron('30 1 * * *', NEW_YORK), dst: { gap: 'skip', overlap: 'second' }, starts_at: '2027-11-06T00:00:00Z', ends_at: '2027-11-09T00:00:00Z' };
+    const timing = { ...cron('30 1 * * *', NEW_YORK), dst: { gap: 'skip', overlap: 'second' }, starts_at: '2027-11-06T00:00:00.000Z', ends_at: '2027-11-09T00:00:00.000Z' };
     const created = await schedules.created(minimal(DEST, timing));
     expect(created.timing).toEqual(echoed(timing));
     // No occurrence before starts_at: the first is the day it starts, not tomorrow.
