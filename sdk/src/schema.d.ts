@@ -828,7 +828,7 @@ export interface components {
             /** @description The request created at each occurrence. */
             request: components["schemas"]["ScheduleRequestInputWrite"];
         };
-        /** @description `Timing` with `type` `cron`: `expression` and `timezone`; the other members are null. */
+        /** @description `Timing` with `type` `cron`: `expression` and `timezone`, optionally `dst` and `starts_at` and `ends_at`; the other members are null. */
         CronTiming: {
             /**
              * @description `cron` in this shape of `Timing`. (enum property replaced by openapi-typescript)
@@ -841,10 +841,14 @@ export interface components {
             timezone: string;
             /** @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. */
             every_seconds: null;
-            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
-            starts_at: null;
+            /** @description The RFC 3339 instant before which nothing fires, in the future on creation. For an interval it is the first occurrence; a cron timing fires from its first occurrence at or after it. */
+            starts_at: string | null;
+            /** @description What a fixed-hour cron job does across daylight-saving changes; cron timing only. Answered for every cron timing. */
+            dst: components["schemas"]["DstPolicy"] | null;
+            /** @description The RFC 3339 instant at and after which nothing fires (the end is exclusive), in the future and after `starts_at` on creation; the schedule then ends. */
+            ends_at: string | null;
         };
-        /** @description `Timing` with `type` `cron`: `expression` and `timezone`; the other members may only be null or absent. */
+        /** @description `Timing` with `type` `cron`: `expression` and `timezone`, optionally `dst` and `starts_at` and `ends_at`; the other members may only be null or absent. */
         CronTimingWrite: {
             /**
              * @description `cron` in this shape of `Timing`. (enum property replaced by openapi-typescript)
@@ -857,8 +861,38 @@ export interface components {
             timezone: string;
             /** @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only. */
             every_seconds?: null;
-            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
-            starts_at?: null;
+            /**
+             * Format: date-time
+             * @description The RFC 3339 instant before which nothing fires, in the future on creation. For an interval it is the first occurrence; a cron timing fires from its first occurrence at or after it. In the future when a schedule is created or changed (not in a preview).
+             */
+            starts_at?: string | null;
+            /** @description What a fixed-hour cron job does across daylight-saving changes; cron timing only. Answered for every cron timing. */
+            dst?: components["schemas"]["DstPolicyWrite"] | null;
+            /**
+             * Format: date-time
+             * @description The RFC 3339 instant at and after which nothing fires (the end is exclusive), in the future and after `starts_at` on creation; the schedule then ends. Exclusive. In the future, after `starts_at` and after the first occurrence when a schedule is created or changed (not in a preview).
+             */
+            ends_at?: string | null;
+        };
+        /** @description DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving time changes; a job whose hour field is a wildcard follows real time whatever it says. */
+        DstPolicy: {
+            /** @description `shift` (the default): local times a spring-forward skips run once, at the first instant after the gap; `skip`: they do not run that day. */
+            gap: string;
+            /** @description `first` (the default): local times a fall-back repeats run on their first pass; `second`: on their second pass; `both`: on both. */
+            overlap: string;
+        };
+        /** @description DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving time changes; a job whose hour field is a wildcard follows real time whatever it says. */
+        DstPolicyWrite: {
+            /**
+             * @description `shift` (the default): local times a spring-forward skips run once, at the first instant after the gap; `skip`: they do not run that day.
+             * @enum {string}
+             */
+            gap?: "shift" | "skip";
+            /**
+             * @description `first` (the default): local times a fall-back repeats run on their first pass; `second`: on their second pass; `both`: on both.
+             * @enum {string}
+             */
+            overlap?: "first" | "second" | "both";
         };
         /** @description What went wrong, from the error catalogue. */
         Error: {
@@ -897,7 +931,7 @@ export interface components {
          * @enum {string}
          */
         HoldReason: "rate" | "concurrency" | "paused";
-        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at`; the other members are null. */
+        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at` and `ends_at`; the other members are null. */
         IntervalTiming: {
             /**
              * @description `interval` in this shape of `Timing`. (enum property replaced by openapi-typescript)
@@ -913,10 +947,14 @@ export interface components {
              * @description The interval in seconds, a whole number of minutes from 60 seconds to 30 days; interval timing only.
              */
             every_seconds: number;
-            /** @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. */
+            /** @description The RFC 3339 instant before which nothing fires, in the future on creation. For an interval it is the first occurrence; a cron timing fires from its first occurrence at or after it. */
             starts_at: string | null;
+            /** @description What a fixed-hour cron job does across daylight-saving changes; cron timing only. Answered for every cron timing. */
+            dst: null;
+            /** @description The RFC 3339 instant at and after which nothing fires (the end is exclusive), in the future and after `starts_at` on creation; the schedule then ends. */
+            ends_at: string | null;
         };
-        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at`; the other members may only be null or absent. */
+        /** @description `Timing` with `type` `interval`: `every_seconds`, optionally `starts_at` and `ends_at`; the other members may only be null or absent. */
         IntervalTimingWrite: {
             /**
              * @description `interval` in this shape of `Timing`. (enum property replaced by openapi-typescript)
@@ -934,9 +972,16 @@ export interface components {
             every_seconds: number;
             /**
              * Format: date-time
-             * @description The RFC 3339 time of the first occurrence, in the future on creation; interval timing only. In the future when a schedule is created or changed (not in a preview).
+             * @description The RFC 3339 instant before which nothing fires, in the future on creation. For an interval it is the first occurrence; a cron timing fires from its first occurrence at or after it. In the future when a schedule is created or changed (not in a preview).
              */
             starts_at?: string | null;
+            /** @description What a fixed-hour cron job does across daylight-saving changes; cron timing only. Answered for every cron timing. */
+            dst?: null;
+            /**
+             * Format: date-time
+             * @description The RFC 3339 instant at and after which nothing fires (the end is exclusive), in the future and after `starts_at` on creation; the schedule then ends. Exclusive. In the future, after `starts_at` and after the first occurrence when a schedule is created or changed (not in a preview).
+             */
+            ends_at?: string | null;
         };
         /** @description ListBulkActionsResponse is one page of bulk actions. */
         ListBulkActionsResponse: {
@@ -978,10 +1023,25 @@ export interface components {
             /** @description True when the project has terminal requests older than the cutoff. */
             has_hidden_history: boolean;
         };
-        /** @description PreviewScheduleRequest asks when a timing would fire. */
+        /** @description PreviewRun is one occurrence of a preview. */
+        PreviewRun: {
+            /**
+             * Format: date-time
+             * @description When it fires: its instant, plus the schedule's jitter when a saved schedule is previewed.
+             */
+            at: string;
+            /**
+             * Format: date-time
+             * @description The occurrence of the timing it belongs to.
+             */
+            instant: string;
+            /** @description `none`; `gap_shifted` when it runs for local times a spring-forward skipped; `overlap_first` or `overlap_second` when its local time is one a fall-back repeats, and this is that pass. */
+            dst: string;
+        };
+        /** @description PreviewScheduleRequest asks when a timing, or a saved schedule, would fire. */
         PreviewScheduleBody: {
-            /** @description The timing to preview, as it would be given on create; `starts_at` may be in the past here. */
-            timing: components["schemas"]["TimingWrite"];
+            /** @description The timing to preview, as it would be given on create; `starts_at` and `ends_at` may be in the past here. Required unless `schedule_id` is given; not together with it. */
+            timing?: components["schemas"]["TimingWrite"];
             /**
              * Format: date-time
              * @description The RFC 3339 instant the occurrences follow (strictly after it); now when absent. An interval without `starts_at` is previewed as if created at this instant.
@@ -992,11 +1052,15 @@ export interface components {
              * @description How many occurrences, 1 through 100; 10 when absent.
              */
             count?: number;
+            /** @description A saved schedule of the project to preview in place of `timing`: its timing, with its jitter applied, so each run's `at` (and `run_times`) is when it fires. A schedule of the project; not together with `timing`. */
+            schedule_id?: string;
         };
         /** @description PreviewScheduleResponse lists the next occurrences. */
         PreviewScheduleResponse: {
-            /** @description The next occurrences, in UTC, earliest first. */
+            /** @description When the next occurrences fire, in UTC, earliest first: the `at` of each run. */
             run_times: string[];
+            /** @description The same occurrences with what daylight saving time and jitter did to them. */
+            runs: components["schemas"]["PreviewRun"][];
         };
         /** @description QueueBacklog is what one queue has waiting and under way now. */
         QueueBacklog: {
@@ -1730,7 +1794,7 @@ export interface components {
          *     - `INVALID_LIMIT`: The page size is not an integer from 1 to 100.
          *     - `INVALID_CURSOR`: The cursor is not one this API issued for the same filters.
          *     - `INVALID_NAME`: The schedule name is not 1 to 120 bytes after trimming.
-         *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all) or interval (whole minutes, 60 s to 30 days, future starts_at).
+         *     - `INVALID_TIMING`: The timing is not a valid cron (five fields, IANA zone, fires at all, a known dst policy) or interval (whole minutes, 60 s to 30 days), or its starts_at or ends_at is not a future time in order with a run before the end.
          *     - `INVALID_BUDGET`: A queue or flow key limit is out of range: rate.limit and rate.burst whole numbers from 1, rate.period 1s to 1h, concurrency 1 to 10,000.
          *     - `INVALID_STORED_DEFINITION`: The stored request no longer passes current validation and cannot be replayed.
          */

@@ -148,6 +148,13 @@ export interface SendOptions extends SendQuery, CreateOptions {
   flowKeys?: string[];
 }
 
+/** One previewed occurrence: when it fires, the occurrence of the timing it belongs to, what DST did to it. */
+export type PreviewRun = Schemas['PreviewRun'];
+/** What `schedules.preview` looks at: a timing, or a saved schedule of the project by ID. */
+export type PreviewTarget = Timing | { schedule_id: string };
+/** What a fixed-hour cron job does across daylight-saving changes: `gap` `shift` or `skip`, `overlap` `first`, `second` or `both`. */
+export type DstPolicy = Schemas['DstPolicyWrite'];
+
 /** Options of `schedules.preview`. */
 export interface PreviewOptions extends CallOptions {
   /** The RFC 3339 instant the occurrences follow (strictly after it); now when absent. */

@@ -5,10 +5,19 @@ import { fingerprint } from '../domain/fingerprint.js';
 import { isScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import { scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
+import { jitterDelayMs } from '../domain/schedule/jitter.js';
+import { runDetails, type RunDst } from '../domain/schedule/next-run.js';
+import type { SchedulePolicy } from '../domain/schedule/policy.js';
 import type { StoredSchedule } from '../domain/schedule/schedule.js';
-import { runTimes } from '../domain/schedule/next-run.js';
 import { validatePreview, validateScheduleListLimit, type PreviewInput } from '../domain/validation/index.js';
 import type { ScheduleStore } from '../ports/schedules.js';
+
+/** One previewed occurrence: when it fires (`at`), the instant of the timing it belongs to, and its DST label. */
+export interface PreviewRun {
+  readonly at: number;
+  readonly instant: number;
+  readonly dst: RunDst;
+}
 
 export interface SchedulePage {
   readonly items: StoredSchedule[];
@@ -61,11 +70,31 @@ export class ScheduleQueries {
     return scheduleAsOf(await visibleSchedule(this.schedules, project, scheduleId), this.clock.now());
   }
 
-  /** The next occurrences of a timing, by exactly the rules that fire schedules; nothing is stored. */
-  preview(input: PreviewInput): number[] {
-    const { timing, after, count } = validatePreview(input, this.clock.now());
-    return runTimes(timing, after, count);
+  /**
+   * The next occurrences of a timing, or of a saved schedule of the project with its jitter applied, by exactly the
+   * rules that fire schedules; nothing is stored.
+   */
+  async preview(project: Project, input: PreviewInput): Promise<PreviewRun[]> {
+    const valid = validatePreview(input, this.clock.now());
+    if (valid.timing !== null) return runDetails(valid.timing, valid.after, valid.count).map((r) => ({ at: r.instant, ...r }));
+    const schedule = await visibleSchedule(this.schedules, project, valid.scheduleId);
+    const jitterSeconds = jitterSecondsOf(schedule);
+    // One more than asked: each occurrence's jitter stays short of the one after it.
+    const runs = runDetails(schedule.timing, valid.after, valid.count + 1);
+    return runs.slice(0, valid.count).map((r, i) => ({
+      at: r.instant + jitterDelayMs(schedule.id, r.instant, jitterSeconds, runs[i + 1]?.instant ?? null),
+      instant: r.instant,
+      dst: r.dst,
+    }));
   }
+}
+
+/**
+ * A saved schedule's jitter. TODO(join): read `s.policy.jitterSeconds` directly once `StoredSchedule` carries its
+ * `policy: SchedulePolicy` (stored by the schedule policy storage change); until then a schedule without one has none.
+ */
+function jitterSecondsOf(s: StoredSchedule): number {
+  return (s as StoredSchedule & { readonly policy?: SchedulePolicy }).policy?.jitterSeconds ?? 0;
 }
 
 /** The schedule when it exists in the project; a malformed ID and another project's schedule are the same 404. */

@@ -38,7 +38,7 @@ export const ERROR_CATALOGUE = {
   INVALID_LIMIT: { status: 422, rpc: 'invalid_argument', summary: 'The page size is not an integer from 1 to 100.' },
   INVALID_CURSOR: { status: 422, rpc: 'invalid_argument', summary: 'The cursor is not one this API issued for the same filters.' },
   INVALID_NAME: { status: 422, rpc: 'invalid_argument', summary: 'The schedule name is not 1 to 120 bytes after trimming.' },
-  INVALID_TIMING: { status: 422, rpc: 'invalid_argument', summary: 'The timing is not a valid cron (five fields, IANA zone, fires at all) or interval (whole minutes, 60 s to 30 days, future starts_at).' },
+  INVALID_TIMING: { status: 422, rpc: 'invalid_argument', summary: 'The timing is not a valid cron (five fields, IANA zone, fires at all, a known dst policy) or interval (whole minutes, 60 s to 30 days), or its starts_at or ends_at is not a future time in order with a run before the end.' },
   INVALID_BUDGET: { status: 422, rpc: 'invalid_argument', summary: 'A queue or flow key limit is out of range: rate.limit and rate.burst whole numbers from 1, rate.period 1s to 1h, concurrency 1 to 10,000.' },
   INVALID_STORED_DEFINITION: { status: 422, rpc: 'invalid_argument', summary: 'The stored request no longer passes current validation and cannot be replayed.' },
   MONTHLY_ALLOWANCE_EXCEEDED: { status: 429, rpc: 'resource_exhausted', summary: 'The project has no monthly request allowance left for this call.' },

@@ -44,14 +44,16 @@ describe('the document check itself', () => {
       id: 'sch_1', name: 'n', timing, status: 'active', url: 'https://example.com/', retry: 0, next_run_at: at,
       last_run_at: null, last_run_outcome: null, created_at: at, updated_at: at, ...overrides,
     });
-    const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'UTC', every_seconds: null, starts_at: null };
-    const interval = { type: 'interval', expression: null, timezone: null, every_seconds: 3600, starts_at: null };
+    const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'UTC', every_seconds: null, starts_at: null, dst: { gap: 'shift', overlap: 'first' }, ends_at: null };
+    const interval = { type: 'interval', expression: null, timezone: null, every_seconds: 3600, starts_at: null, dst: null, ends_at: null };
     expect(openapi.check('GET', '/schedules', schedules([summary(cron), summary(interval)]))).toBe('200');
     expect(() => openapi.check('GET', '/schedules', schedules([summary(cron, { created_at: null })]))).toThrow(/created_at must be string/);
     expect(() => openapi.check('GET', '/schedules', schedules([summary(cron, { status: null })]))).toThrow(/status/);
     expect(() => openapi.check('GET', '/schedules', schedules([summary(null)]))).toThrow(/timing/);
     expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...cron, every_seconds: 60 })]))).toThrow(/every_seconds/);
     expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...interval, timezone: 'UTC' })]))).toThrow(/timezone/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...interval, dst: { gap: 'shift', overlap: 'first' } })]))).toThrow(/dst/);
+    expect(() => openapi.check('GET', '/schedules', schedules([summary({ ...cron, dst: { gap: null, overlap: 'first' } })]))).toThrow(/gap/);
     const accepted = { status: 202, headers, body: envelope({ id: 'req_1', project_id: 'prj_1', replayed_from_request_id: null, status: 'queued', scheduled_at: null, created_at: null }) };
     expect(() => openapi.check('POST', '/requests', accepted as ApiResponse<Json>)).toThrow(/created_at must be string/);
   });
@@ -134,7 +136,7 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' };
     const weekly = await api.call('POST', '/schedules', { json: { name: 'weekly', timing: cron, request: { url: hook } }, headers: { 'Idempotency-Key': key() } });
     expect(weekly.status).toBe(201);
-    expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null });
+    expect((await api.call('GET', `/schedules/${weekly.body.data.id}`)).body.data.timing).toEqual({ ...cron, every_seconds: null, starts_at: null, dst: { gap: 'shift', overlap: 'first' }, ends_at: null });
     expect((await api.call('GET', '/schedules')).body.data.map((s: Json) => s.timing.type)).toEqual(['cron']);
     expect((await api.call('GET', '/usage')).status).toBe(200);
 

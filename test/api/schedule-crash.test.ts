@@ -148,7 +148,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     // Every 10 minutes from a minute ago: t1 is due and stays the latest occurrence until long after the restart.
     const t1 = Math.floor((Date.now() - MINUTE) / 1000) * 1000;
     const stored = await withStorage(dataDir, async (b) => {
-      const schedule = await rewrite(b, projectId, s.id, { timing: { type: 'interval', everySeconds: 600, startsAt: t1, firstRunAt: t1 }, nextRunAt: t1 });
+      const schedule = await rewrite(b, projectId, s.id, { timing: { type: 'interval', everySeconds: 600, startsAt: t1, firstRunAt: t1, endsAt: null }, nextRunAt: t1 });
       // A process firing t1 that dies after its request is stored, before the idempotency record gets its outcome.
       void diesBeforeRecording(b).fire(schedule, t1);
       const made = await eventually(async () => (await recurringRequests(b, projectId)).get(s.id), 30_000);
@@ -222,7 +222,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
         id: newScheduleId(Date.now() + i),
         projectId: project.id,
         name: `race ${i}`,
-        timing: { type: 'interval', everySeconds: 3600, startsAt: t1, firstRunAt: t1 },
+        timing: { type: 'interval', everySeconds: 3600, startsAt: t1, firstRunAt: t1, endsAt: null },
         status: 'active',
         request: { url: 'https://example.com/race', headers: [], body: new TextEncoder().encode(`{"i":${i}}`), retry: 0, flowKeys: [] },
         nextRunAt: t1,
@@ -366,7 +366,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     const latest = g0 + 30 * MINUTE;
     await withStorage(dataDir, (b) =>
       rewrite(b, projectId, s.id, {
-        timing: { type: 'interval', everySeconds: 600, startsAt: g0, firstRunAt: g0 },
+        timing: { type: 'interval', everySeconds: 600, startsAt: g0, firstRunAt: g0, endsAt: null },
         nextRunAt: g0 + 10 * MINUTE,
         lastRunAt: g0,
         lastRunOutcome: 'enqueued',
@@ -403,7 +403,7 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
     const missed = Math.floor((Date.now() - 13 * HOUR) / 1000) * 1000;
     await withStorage(dataDir, (b) =>
       rewrite(b, projectId, s.id, {
-        timing: { type: 'interval', everySeconds: 2 * 86_400, startsAt: missed - 2 * DAY, firstRunAt: missed - 2 * DAY },
+        timing: { type: 'interval', everySeconds: 2 * 86_400, startsAt: missed - 2 * DAY, firstRunAt: missed - 2 * DAY, endsAt: null },
         nextRunAt: missed,
         lastRunAt: missed - 2 * DAY,
         lastRunOutcome: 'enqueued',

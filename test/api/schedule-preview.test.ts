@@ -16,7 +16,7 @@ describe('POST /schedules/preview', () => {
     const res = await schedules.preview({ timing: cron('0 9 * * 1', 'America/New_York'), after: '2026-03-02T00:00:00Z', count: 3 });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, error: null, meta: null });
-    expect(Object.keys(res.body.data)).toEqual(['run_times']);
+    expect(Object.keys(res.body.data)).toEqual(['run_times', 'runs']);
     for (const t of res.body.data.run_times) expect(t).toMatch(UTC_TIMESTAMP);
     // New York leaves EST (UTC-5) for EDT (UTC-4) on Sunday 8 March 2026.
     expect(res.body.data.run_times.map(at)).toEqual(instants(['2026-03-02T14:00:00Z', '2026-03-09T13:00:00Z', '2026-03-16T13:00:00Z']));

@@ -9,6 +9,8 @@ import {
   GetScheduleResponseSchema,
   ListSchedulesRequestSchema,
   ListSchedulesResponseSchema,
+  PreviewScheduleRequestSchema,
+  PreviewScheduleResponseSchema,
   ScheduleService,
 } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 import { RunOutcome, ScheduleStatus, type Schedule, type ScheduleSummary as GrpcSummary } from '../../src/gen/ferry/v1/schedules_pb.js';
@@ -30,7 +32,15 @@ function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: Schedu
   const summary: ScheduleSummary = {
     id: s.id,
     name: s.name,
-    timing: { type: t.type, expression: t.expression ?? null, timezone: t.timezone ?? null, every_seconds: t.everySeconds ?? null, starts_at: t.startsAt ?? null },
+    timing: {
+      type: t.type,
+      expression: t.expression ?? null,
+      timezone: t.timezone ?? null,
+      every_seconds: t.everySeconds ?? null,
+      starts_at: t.startsAt ?? null,
+      dst: t.dst === undefined ? null : { gap: t.dst.gap ?? '', overlap: t.dst.overlap ?? '' },
+      ends_at: t.endsAt ?? null,
+    },
     status: STATUS[s.status] as ScheduleSummary['status'],
     url: s.url,
     retry: s.retry,
@@ -109,6 +119,16 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
         { timing: { type: 'interval', every_seconds: 90 }, grpcTiming: { type: 'interval', everySeconds: 90 }, field: 'timing.every_seconds' },
         { timing: { type: 'interval', every_seconds: 3600, starts_at: past }, grpcTiming: { type: 'interval', everySeconds: 3600, startsAt: past }, field: 'timing.starts_at' },
         { timing: { type: 'weekly' }, grpcTiming: { type: 'weekly' }, field: 'timing.type' },
+        {
+          timing: { type: 'cron', expression: '0 3 * * *', timezone: 'UTC', dst: { gap: 'jump' } },
+          grpcTiming: { type: 'cron', expression: '0 3 * * *', timezone: 'UTC', dst: { gap: 'jump' } },
+          field: 'timing.dst.gap',
+        },
+        {
+          timing: { type: 'interval', every_seconds: 3600, ends_at: past },
+          grpcTiming: { type: 'interval', everySeconds: 3600, endsAt: past },
+          field: 'timing.ends_at',
+        },
       ];
       for (const c of cases) {
         const viaGrpc = await client.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
@@ -132,6 +152,33 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('takes a DST policy and bounds, and previews a saved schedule with its runs, as the JSON API does', async () => {
+    const timing = { type: 'cron', expression: '30 1 * * *', timezone: 'America/New_York', dst: { gap: 'skip', overlap: 'both' }, endsAt: '2027-11-09T00:00:00Z' };
+    const created = await grpc.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+      idempotencyKey: newKey(),
+      name: 'both passes',
+      timing,
+      request: { url: DEST },
+    });
+    if (!created.ok) throw created.error;
+    const summary = asJson(created.value.schedule!);
+    expect(summary.timing).toEqual({ type: 'cron', expression: '30 1 * * *', timezone: 'America/New_York', every_seconds: null, starts_at: null, dst: { gap: 'skip', overlap: 'both' }, ends_at: '2027-11-09T00:00:00.000Z' });
+    expect(summary).toEqual(await schedules.detail(summary.id).then(({ request: _r, ...rest }) => rest));
+
+    const after = '2027-11-06T12:00:00Z';
+    const viaGrpc = await grpc.call('PreviewSchedule', PreviewScheduleRequestSchema, PreviewScheduleResponseSchema, { scheduleId: summary.id, after, count: 5 });
+    if (!viaGrpc.ok) throw viaGrpc.error;
+    const runs = viaGrpc.value.runs.map((r) => ({ at: time(r.at), instant: time(r.instant), dst: r.dst }));
+    expect(runs.map((r) => [r.instant, r.dst])).toEqual([
+      ['2027-11-07T05:30:00.000Z', 'overlap_first'],
+      ['2027-11-07T06:30:00.000Z', 'overlap_second'],
+      ['2027-11-08T06:30:00.000Z', 'none'],
+    ]);
+    expect(viaGrpc.value.runTimes.map(time)).toEqual(runs.map((r) => r.at));
+    const viaHttp = await schedules.preview({ schedule_id: summary.id, after, count: 5 });
+    expect(viaHttp.body.data).toEqual({ run_times: runs.map((r) => r.at), runs });
   });
 
   it('maps a missing schedule and a missing key to NOT_FOUND and UNAUTHENTICATED', async () => {

@@ -33,7 +33,7 @@ const README_OUTPUTS: ReadonlyArray<readonly [RegExp, RegExp]> = [
   [/const request = await ferry\.requests\.get\(accepted\.id\)/, /^req_\S+ queued\nqueued 0\n$/],
   [/ferry\.requests\.batch\(/, /^queued 0\n$/],
   [/ferry\.requests\.replay\('req_…'\)/, /^cancellation_requested req_\S+ req_\S+\n$/],
-  [/ferry\.schedules\.preview\(/, /^\[ '2027-03-14T07:00:00\.000Z', '2027-03-15T06:30:00\.000Z' \]\n$/],
+  [/ferry\.schedules\.preview\(/, /^\[ '2027-03-14T07:00:00\.000Z', '2027-03-15T06:30:00\.000Z' \]\n2027-03-15T06:30:00\.000Z none\n$/],
   [/JSON\.stringify\(accepted\)/, /^[0-9a-f-]{36}\n\{"id":"req_[^\n]*\}\n$/],
   // No request has failed on a server that does not deliver; whatever schedules other tests left are listed.
   [/ferry\.requests\.list\(\{ status: 'failed', limit: 50 \}\)/, /^0 null\n\d+ null\n/],

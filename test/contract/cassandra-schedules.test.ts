@@ -126,6 +126,27 @@ describe('Cassandra schedules: timer rows', () => {
   });
 });
 
+describe('Cassandra schedules: timings stored before the DST policy and bounds', () => {
+  const backend = useBackend(() => openBackend()) as () => ScheduleBackend;
+
+  it('read back with their defaults', async () => {
+    const b = backend();
+    const s = aSchedule({ timing: { type: 'cron', expression: '30 2 * * *', timezone: 'Europe/Berlin', dst: { gap: 'skip', overlap: 'second' }, startsAt: null, endsAt: null } });
+    await b.schedules.insert(s);
+    expect((await b.schedules.get(PROJECT_A, s.id))?.timing).toEqual(s.timing);
+    const legacy = '{"type":"cron","expression":"30 2 * * *","timezone":"Europe/Berlin"}';
+    await b.session.execute(`UPDATE ${b.session.table('schedules')} SET timing = ? WHERE id = ? IF EXISTS`, [legacy, s.id], 'rewriting a test row');
+    expect((await b.schedules.get(PROJECT_A, s.id))?.timing).toEqual({
+      type: 'cron',
+      expression: '30 2 * * *',
+      timezone: 'Europe/Berlin',
+      dst: { gap: 'shift', overlap: 'first' },
+      startsAt: null,
+      endsAt: null,
+    });
+  });
+});
+
 describe('Cassandra schedules: scan floors', () => {
   // Forty minutes into an hour, so that every time below falls into the same bucket.
   const start = Date.UTC(2029, 5, 1, 10, 40);

@@ -7,9 +7,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/adapters/embedded/database.js';
 import { MIGRATIONS, migrate } from '../../src/adapters/embedded/migrations.js';
 import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
+import { EmbeddedScheduleStore } from '../../src/adapters/embedded/schedules.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 import { VersionConflict } from '../../src/ports/requests.js';
-import { PROJECT_A, T0, aRequest, anAttempt, settled } from './suite/harness.js';
+import { PROJECT_A, T0, aRequest, aSchedule, anAttempt, settled } from './suite/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferry-embedded-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -179,6 +180,28 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
       { id: 'req_c', last_status_code: null },
     ]);
     old.close();
+  });
+
+  it('reads a timing stored before the DST policy and bounds with their defaults', async () => {
+    const { db, path } = open();
+    const schedules = new EmbeddedScheduleStore(db);
+    const cron = aSchedule({ timing: { type: 'cron', expression: '30 2 * * *', timezone: 'America/New_York', dst: { gap: 'skip', overlap: 'both' }, startsAt: T0, endsAt: T0 + 1 } });
+    const interval = aSchedule({ timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt: T0, endsAt: T0 + 60_000 } });
+    for (const s of [cron, interval]) await schedules.insert(s);
+    expect((await schedules.get(PROJECT_A, cron.id))?.timing).toEqual(cron.timing);
+    const other = otherConnection(path);
+    const rewrite = other.prepare('UPDATE schedules SET timing = ? WHERE id = ?');
+    rewrite.run('{"type":"cron","expression":"30 2 * * *","timezone":"America/New_York"}', cron.id);
+    rewrite.run(`{"type":"interval","everySeconds":60,"startsAt":null,"firstRunAt":${T0}}`, interval.id);
+    expect((await schedules.get(PROJECT_A, cron.id))?.timing).toEqual({
+      type: 'cron',
+      expression: '30 2 * * *',
+      timezone: 'America/New_York',
+      dst: { gap: 'shift', overlap: 'first' },
+      startsAt: null,
+      endsAt: null,
+    });
+    expect((await schedules.get(PROJECT_A, interval.id))?.timing).toEqual({ type: 'interval', everySeconds: 60, startsAt: null, firstRunAt: T0, endsAt: null });
   });
 
   it('refuses writes once closing and converts reads after close to StorageUnavailable', async () => {

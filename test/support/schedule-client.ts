@@ -11,6 +11,16 @@ export interface Timing {
   timezone: string | null;
   every_seconds: number | null;
   starts_at: string | null;
+  /** Cron timing only; answered for every cron timing. */
+  dst: { gap: string; overlap: string } | null;
+  ends_at: string | null;
+}
+
+/** One run of a preview: when it fires, the occurrence it belongs to, and what DST did to it. */
+export interface PreviewRun {
+  at: string;
+  instant: string;
+  dst: 'none' | 'gap_shifted' | 'overlap_first' | 'overlap_second';
 }
 
 export interface ScheduleSummary {
@@ -56,9 +66,13 @@ export function interval(everySeconds: number, startsAt?: string): Record<string
   return startsAt === undefined ? { type: 'interval', every_seconds: everySeconds } : { type: 'interval', every_seconds: everySeconds, starts_at: startsAt };
 }
 
-/** The timing as the API echoes it: what was given, with the members that do not apply as `null`. */
+/**
+ * The timing as the API echoes it: what was given, with the members that do not apply as `null`, and a cron
+ * timing's DST policy (the default when none was given).
+ */
 export function echoed(timing: Record<string, unknown>): Timing {
-  return { type: '', expression: null, timezone: null, every_seconds: null, starts_at: null, ...timing } as Timing;
+  const dst = timing.type === 'cron' ? { gap: 'shift', overlap: 'first' } : null;
+  return { type: '', expression: null, timezone: null, every_seconds: null, starts_at: null, dst, ends_at: null, ...timing } as Timing;
 }
 
 /** An RFC 3339 UTC timestamp for an instant, in the form the API writes. */
@@ -133,8 +147,8 @@ export class Schedules {
     return this.api.call<null>('DELETE', `/schedules/${id}`);
   }
 
-  preview(json: unknown): Promise<ApiResponse<{ run_times: string[] }>> {
-    return this.api.call<{ run_times: string[] }>('POST', '/schedules/preview', { json });
+  preview(json: unknown): Promise<ApiResponse<{ run_times: string[]; runs: PreviewRun[] }>> {
+    return this.api.call<{ run_times: string[]; runs: PreviewRun[] }>('POST', '/schedules/preview', { json });
   }
 
   /** The instants of a successful preview. */

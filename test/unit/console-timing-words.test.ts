@@ -15,6 +15,8 @@ const interval = (every: number, startsAt: string | null = null): ReadTiming => 
   timezone: null,
   every_seconds: every,
   starts_at: startsAt,
+  dst: null,
+  ends_at: null,
 });
 
 describe('cronInWords puts the common shapes in words', () => {
@@ -184,6 +186,13 @@ describe('timingAsGiven', () => {
     expect(timingAsGiven(interval(900))).toBe('every_seconds 900');
     expect(timingAsGiven(interval(900, '2026-11-25T09:00:00Z'))).toBe('every_seconds 900, from 2026-11-25T09:00:00Z');
     expect(timingAsGiven(null)).toBe('');
+  });
+
+  it('shows a DST policy other than the default, and the bounds', () => {
+    const berlin = { ...cron('30 2 * * *'), dst: { gap: 'skip', overlap: 'both' }, starts_at: '2027-01-01T00:00:00Z', ends_at: '2028-01-01T00:00:00Z' } as ReadTiming;
+    expect(timingAsGiven(berlin)).toBe('30 2 * * * (Europe/Berlin), DST gap skip, overlap both, from 2027-01-01T00:00:00Z, until 2028-01-01T00:00:00Z (exclusive)');
+    expect(timingAsGiven({ ...cron('30 2 * * *'), dst: { gap: 'shift', overlap: 'first' } } as ReadTiming)).toBe('30 2 * * * (Europe/Berlin)');
+    expect(timingAsGiven({ ...interval(900), ends_at: '2027-01-01T00:00:00Z' })).toBe('every_seconds 900, until 2027-01-01T00:00:00Z (exclusive)');
   });
 });
 

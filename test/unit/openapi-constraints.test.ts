@@ -242,10 +242,12 @@ describe('response schemas', () => {
     expect(components.Timing).toMatchObject({ discriminator: { propertyName: 'type' } });
     const cron = components.CronTiming!.properties as Record<string, Schema>;
     const interval = components.IntervalTiming!.properties as Record<string, Schema>;
-    expect([cron.type!.const, admitsNull(cron.expression!), admitsNull(cron.timezone!), cron.every_seconds!.type, cron.starts_at!.type])
-      .toEqual(['cron', false, false, 'null', 'null']);
+    expect([cron.type!.const, admitsNull(cron.expression!), admitsNull(cron.timezone!), cron.every_seconds!.type, admitsNull(cron.starts_at!), admitsNull(cron.ends_at!)])
+      .toEqual(['cron', false, false, 'null', true, true]);
+    expect(cron.dst!.oneOf).toEqual([expect.objectContaining({ $ref: '#/components/schemas/DstPolicy' }), { type: 'null' }]);
     expect([interval.type!.const, interval.expression!.type, interval.timezone!.type, admitsNull(interval.every_seconds!), admitsNull(interval.starts_at!)])
       .toEqual(['interval', 'null', 'null', false, true]);
+    expect([interval.dst!.type, admitsNull(interval.ends_at!)]).toEqual(['null', true]);
   });
 });
 
@@ -256,7 +258,14 @@ describe('the timing shapes of the document and validation', () => {
   const members = [...new Set(shapes.flatMap((s) => Object.keys(s.properties as Schema)))].filter((m) => m !== 'type');
   const NOW = Date.parse('2030-01-01T00:00:00Z');
   // A valid value of each member, whichever shape takes it.
-  const SAMPLE: Record<string, unknown> = { expression: '0 9 * * 1', timezone: 'Europe/Berlin', every_seconds: 3600, starts_at: '2030-01-02T00:00:00Z' };
+  const SAMPLE: Record<string, unknown> = {
+    expression: '0 9 * * 1',
+    timezone: 'Europe/Berlin',
+    every_seconds: 3600,
+    starts_at: '2030-01-02T00:00:00Z',
+    ends_at: '2030-03-01T00:00:00Z',
+    dst: { gap: 'skip', overlap: 'both' },
+  };
   const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
   const input = (json: Record<string, unknown>) => Object.fromEntries(Object.entries(json).map(([k, v]) => [camel(k), v]));
   const refusal = (json: Record<string, unknown>) => {
@@ -270,7 +279,7 @@ describe('the timing shapes of the document and validation', () => {
 
   it('has one shape per timing type', () => {
     expect(shapes.map((s) => (s.properties as Record<string, Schema>).type!.const)).toEqual([...TIMING_TYPES]);
-    expect(members.sort()).toEqual(['every_seconds', 'expression', 'starts_at', 'timezone']);
+    expect(members.sort()).toEqual(['dst', 'ends_at', 'every_seconds', 'expression', 'starts_at', 'timezone']);
   });
 
   it.each(TIMING_TYPES)('%s: validation accepts what the shape takes, misses what it requires and refuses what it does not take', (type) => {

@@ -26,7 +26,7 @@ function schedule(overrides: Partial<StoredSchedule> = {}): StoredSchedule {
     id: 'sch_unit',
     projectId: 'prj_unit',
     name: 'every minute',
-    timing: { type: 'interval', everySeconds: 60, startsAt: T0, firstRunAt: T0 },
+    timing: { type: 'interval', everySeconds: 60, startsAt: T0, firstRunAt: T0, endsAt: null },
     status: 'active',
     request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [] },
     nextRunAt: T1,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MISSED_RUN_GRACE_MS, planFiring } from '../../src/domain/schedule/firing.js';
-import type { CronTiming, IntervalTiming } from '../../src/domain/schedule/timing.js';
+import { DEFAULT_DST, type CronTiming, type IntervalTiming } from '../../src/domain/schedule/timing.js';
 
 /**
  * What a due schedule does when the scheduler looks at it: the most recent occurrence at or before now fires, if
@@ -13,8 +13,8 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const T0 = Date.UTC(2030, 0, 15, 12, 0, 0);
 
-const interval = (everySeconds: number, firstRunAt = T0): IntervalTiming => ({ type: 'interval', everySeconds, startsAt: firstRunAt, firstRunAt });
-const cron = (expression: string, timezone = 'UTC'): CronTiming => ({ type: 'cron', expression, timezone });
+const interval = (everySeconds: number, firstRunAt = T0): IntervalTiming => ({ type: 'interval', everySeconds, startsAt: firstRunAt, firstRunAt, endsAt: null });
+const cron = (expression: string, timezone = 'UTC'): CronTiming => ({ type: 'cron', expression, timezone, dst: DEFAULT_DST, startsAt: null, endsAt: null });
 
 describe('planFiring', () => {
   it('the grace period is 12 hours', () => {

@@ -43,7 +43,7 @@ afterEach(async () => {
 });
 
 function interval(everySeconds: number, firstRunAt: number): IntervalTiming {
-  return { type: 'interval', everySeconds, startsAt: firstRunAt, firstRunAt };
+  return { type: 'interval', everySeconds, startsAt: firstRunAt, firstRunAt, endsAt: null };
 }
 
 async function aSchedule(overrides: Partial<StoredSchedule> = {}): Promise<StoredSchedule> {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCron, type CronSpec } from '../../src/domain/schedule/cron.js';
 import { latestRunAtOrBefore, nextRunAfter, runTimes } from '../../src/domain/schedule/next-run.js';
 import { offsetSegmentAt } from '../../src/domain/schedule/zone-offsets.js';
-import type { CronTiming, IntervalTiming, Timing } from '../../src/domain/schedule/timing.js';
+import { DEFAULT_DST, type CronTiming, type IntervalTiming, type Timing } from '../../src/domain/schedule/timing.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -14,8 +14,8 @@ const at = (iso: string): number => {
   return ms;
 };
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-const cron = (expression: string, timezone = 'UTC'): CronTiming => ({ type: 'cron', expression, timezone });
-const interval = (everySeconds: number, firstRunAt: number): IntervalTiming => ({ type: 'interval', everySeconds, startsAt: null, firstRunAt });
+const cron = (expression: string, timezone = 'UTC'): CronTiming => ({ type: 'cron', expression, timezone, dst: DEFAULT_DST, startsAt: null, endsAt: null });
+const interval = (everySeconds: number, firstRunAt: number): IntervalTiming => ({ type: 'interval', everySeconds, startsAt: null, firstRunAt, endsAt: null });
 /** The next `count` runs after `after`, as ISO strings without seconds noise. */
 const runs = (timing: Timing, after: string, count: number): string[] => runTimes(timing, at(after), count).map((t) => iso(t)!);
 const z = (s: string): string => `${s}:00.000Z`;

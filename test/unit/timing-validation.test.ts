@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_DST } from '../../src/domain/schedule/timing.js';
 import { validateTiming as fromIndex } from '../../src/domain/validation/index.js';
 import { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS } from '../../src/domain/validation/limits.js';
 import { validateTiming, type TimingInput } from '../../src/domain/validation/timing.js';
@@ -57,6 +58,9 @@ describe('validateTiming: cron', () => {
       type: 'cron',
       expression: ' 0  3 * * MON ',
       timezone: 'Europe/Berlin',
+      dst: DEFAULT_DST,
+      startsAt: null,
+      endsAt: null,
     });
   });
 
@@ -65,13 +69,16 @@ describe('validateTiming: cron', () => {
       type: 'cron',
       expression: '0 3 * * *',
       timezone: 'UTC',
+      dst: DEFAULT_DST,
+      startsAt: null,
+      endsAt: null,
     });
   });
 
   it.each(['UTC', 'Etc/UTC', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Asia/Kolkata', 'America/Argentina/Buenos_Aires', 'US/Eastern'])(
     'accepts the IANA zone %s',
     (timezone) => {
-      expect(validateTiming({ type: 'cron', expression: '0 3 * * *', timezone }, CREATE)).toEqual({ type: 'cron', expression: '0 3 * * *', timezone });
+      expect(validateTiming({ type: 'cron', expression: '0 3 * * *', timezone }, CREATE)).toEqual({ type: 'cron', expression: '0 3 * * *', timezone, dst: DEFAULT_DST, startsAt: null, endsAt: null });
     },
   );
 
@@ -89,7 +96,8 @@ describe('validateTiming: cron', () => {
     ['no timezone', { expression: '0 3 * * *' }, 'MISSING_FIELD', 'timing.timezone'],
     ['a numeric timezone', { expression: '0 3 * * *', timezone: 9 }, 'INVALID_TIMING', 'timing.timezone'],
     ['every_seconds', { expression: '0 3 * * *', timezone: 'UTC', everySeconds: 60 }, 'INVALID_TIMING', 'timing.every_seconds'],
-    ['starts_at', { expression: '0 3 * * *', timezone: 'UTC', startsAt: '2027-04-01T00:00:00Z' }, 'INVALID_TIMING', 'timing.starts_at'],
+    ['starts_at in the past', { expression: '0 3 * * *', timezone: 'UTC', startsAt: '2027-03-01T00:00:00Z' }, 'INVALID_TIMING', 'timing.starts_at'],
+    ['ends_at that is not RFC 3339', { expression: '0 3 * * *', timezone: 'UTC', endsAt: 'never' }, 'INVALID_TIMING', 'timing.ends_at'],
   ])('rejects a cron timing with %s', (_what, members, code, field) => {
     expectFerryError(() => validateTiming(loose({ type: 'cron', ...members }), CREATE), code as 'INVALID_TIMING', field);
   });
@@ -101,7 +109,7 @@ describe('validateTiming: cron', () => {
 
   it('says which members a cron timing takes when given an interval member', () => {
     const err = expectFerryError(() => validateTiming({ type: 'cron', expression: '0 3 * * *', timezone: 'UTC', everySeconds: 60 }, CREATE), 'INVALID_TIMING');
-    expect(err.message).toBe('timing.every_seconds does not apply to cron timing, which takes expression and timezone.');
+    expect(err.message).toBe('timing.every_seconds does not apply to cron timing, which takes expression, timezone and, optionally, dst, starts_at and ends_at.');
   });
 });
 
@@ -112,6 +120,7 @@ describe('validateTiming: interval', () => {
       everySeconds: 300,
       startsAt: null,
       firstRunAt: NOW + 300_000,
+      endsAt: null,
     });
   });
 
@@ -122,6 +131,7 @@ describe('validateTiming: interval', () => {
       everySeconds: 3600,
       startsAt,
       firstRunAt: startsAt,
+      endsAt: null,
     });
   });
 
@@ -168,7 +178,7 @@ describe('validateTiming: interval', () => {
 
   it('says which members an interval timing takes when given a cron member', () => {
     const err = expectFerryError(() => validateTiming({ type: 'interval', everySeconds: 60, timezone: 'UTC' }, CREATE), 'INVALID_TIMING');
-    expect(err.message).toBe('timing.timezone does not apply to interval timing, which takes every_seconds and, optionally, starts_at.');
+    expect(err.message).toBe('timing.timezone does not apply to interval timing, which takes every_seconds and, optionally, starts_at and ends_at.');
   });
 
   it('on create, requires starts_at strictly after now', () => {
@@ -187,6 +197,7 @@ describe('validateTiming: interval', () => {
       everySeconds: 600,
       startsAt,
       firstRunAt: startsAt,
+      endsAt: null,
     });
   });
 });

@@ -1,6 +1,6 @@
 import type {
-  CallOptions, CreateOptions, Deleted, ListSchedulesQuery, PreviewOptions, Schedule, ScheduleInput, ScheduleList,
-  ScheduleSummary, ScheduleUpdate, Timing, WithRequestId,
+  CallOptions, CreateOptions, Deleted, ListSchedulesQuery, PreviewOptions, PreviewRun, PreviewTarget, Schedule, ScheduleInput,
+  ScheduleList, ScheduleSummary, ScheduleUpdate, WithRequestId,
 } from '../types.js';
 import type { HttpCall, HttpClient } from './http.js';
 import { PagePromise } from './pagination.js';
@@ -58,16 +58,30 @@ export class Schedules {
     return { requestId };
   }
 
-  /** The next occurrences of a timing, strictly after `after` (now), by the rules that fire schedules; nothing is stored. */
-  async preview(timing: Timing, options: PreviewOptions = {}): Promise<WithRequestId<string[]>> {
+  /**
+   * When the next occurrences after `after` (now) fire, by the rules that fire schedules; nothing is stored. Give a
+   * timing, or `{ schedule_id }` for a saved schedule, whose times then include its jitter.
+   */
+  async preview(target: PreviewTarget, options: PreviewOptions = {}): Promise<WithRequestId<string[]>> {
+    const { data, requestId } = await this.#preview(target, options);
+    return withRequestId(data.run_times, requestId);
+  }
+
+  /**
+   * The same occurrences as `preview`, each with when it fires (`at`), the occurrence of the timing it belongs to
+   * (`instant`) and what daylight saving time did to it (`dst`: `none`, `gap_shifted`, `overlap_first`,
+   * `overlap_second`).
+   */
+  async previewRuns(target: PreviewTarget, options: PreviewOptions = {}): Promise<WithRequestId<PreviewRun[]>> {
+    const { data, requestId } = await this.#preview(target, options);
+    return withRequestId(data.runs, requestId);
+  }
+
+  async #preview(target: PreviewTarget, options: PreviewOptions): Promise<{ data: { run_times: string[]; runs: PreviewRun[] }; requestId: string }> {
     const { after, count, ...callOptions } = options;
-    const { data, requestId } = await this.#http.call({
-      method: 'POST',
-      path: '/schedules/preview',
-      json: { timing, after, count },
-      options: callOptions,
-    });
-    return withRequestId((data as { run_times: string[] }).run_times, requestId);
+    const what = 'schedule_id' in target && typeof target.schedule_id === 'string' ? { schedule_id: target.schedule_id } : { timing: target };
+    const { data, requestId } = await this.#http.call({ method: 'POST', path: '/schedules/preview', json: { ...what, after, count }, options: callOptions });
+    return { data: data as { run_times: string[]; runs: PreviewRun[] }, requestId };
   }
 
   async #data<T extends object>(call: HttpCall): Promise<WithRequestId<T>> {

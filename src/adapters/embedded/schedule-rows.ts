@@ -1,6 +1,6 @@
 import type { HeaderEntry } from '../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../domain/schedule/schedule.js';
-import type { Timing } from '../../domain/schedule/timing.js';
+import { timingWithDefaults, type Timing, type TimingRecord } from '../../domain/schedule/timing.js';
 import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../request-json-columns.js';
 import { plainBytes } from './bytes.js';
 
@@ -52,7 +52,7 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
     id: row[0],
     projectId: row[1],
     name: row[2],
-    timing: JSON.parse(row[3]) as Timing,
+    timing: timingWithDefaults(JSON.parse(row[3]) as TimingRecord),
     status: row[4] as ScheduleStatus,
     request: {
       url: row[5],
@@ -105,9 +105,12 @@ export function schedulePatchAssignments(patch: SchedulePatch): { sets: string; 
   return { sets, values };
 }
 
-/** Only the fields of the timing's kind are written: whatever else the object carries is not part of a schedule. */
+/**
+ * Only the fields of the timing's kind are written: whatever else the object carries is not part of a schedule.
+ * Timings written before `dst`, `startsAt` (cron) and `endsAt` read back with their defaults (`timingWithDefaults`).
+ */
 function timingJson(t: Timing): string {
   return t.type === 'cron'
-    ? JSON.stringify({ type: t.type, expression: t.expression, timezone: t.timezone })
-    : JSON.stringify({ type: t.type, everySeconds: t.everySeconds, startsAt: t.startsAt, firstRunAt: t.firstRunAt });
+    ? JSON.stringify({ type: t.type, expression: t.expression, timezone: t.timezone, dst: { gap: t.dst.gap, overlap: t.dst.overlap }, startsAt: t.startsAt, endsAt: t.endsAt })
+    : JSON.stringify({ type: t.type, everySeconds: t.everySeconds, startsAt: t.startsAt, firstRunAt: t.firstRunAt, endsAt: t.endsAt });
 }

@@ -144,14 +144,19 @@ export function timingInWords(timing: ReadTiming | Timing | null): string {
   return `${cronInWords(expression) ?? `Cron ${expression}`}, ${zone}`;
 }
 
-/** The timing as given: the cron expression and its zone, or the interval in seconds and its start. */
+/**
+ * The timing as given: the cron expression and its zone with its daylight-saving policy when not the default, or
+ * the interval in seconds; then its start and end when it has them.
+ */
 export function timingAsGiven(timing: ReadTiming | Timing | null): string {
   if (timing === null) return '';
-  if (timing.type === 'interval') {
-    const start = timing.starts_at ? `, from ${timing.starts_at}` : '';
-    return `every_seconds ${timing.every_seconds ?? '?'}${start}`;
-  }
-  return `${timing.expression ?? ''} (${timing.timezone ?? 'UTC'})`;
+  const start = timing.starts_at ? `, from ${timing.starts_at}` : '';
+  const end = timing.ends_at ? `, until ${timing.ends_at} (exclusive)` : '';
+  if (timing.type === 'interval') return `every_seconds ${timing.every_seconds ?? '?'}${start}${end}`;
+  const gap = timing.dst?.gap ?? 'shift';
+  const overlap = timing.dst?.overlap ?? 'first';
+  const dst = gap === 'shift' && overlap === 'first' ? '' : `, DST gap ${gap}, overlap ${overlap}`;
+  return `${timing.expression ?? ''} (${timing.timezone ?? 'UTC'})${dst}${start}${end}`;
 }
 
 /** The zone runs are best read in: the cron's own zone; for intervals, the viewer's. */

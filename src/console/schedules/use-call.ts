@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Timing } from '../../../sdk/src/types.js';
+import type { PreviewRun, Timing } from '../../../sdk/src/types.js';
 import { useSession } from '../shell/context.js';
 import { isKeyRefused, shownError, type ShownError } from '../shell/ferry-api.js';
 
@@ -36,7 +36,7 @@ export function useCall(): Call {
 
 export interface Preview {
   /** The runs of the timing last previewed, and that timing, to tell whether the form still shows it. */
-  readonly shown: { readonly runs: string[]; readonly timing: Timing } | null;
+  readonly shown: { readonly runs: PreviewRun[]; readonly timing: Timing } | null;
   readonly call: Call;
   preview(timing: Timing): Promise<void>;
   /** True when the timing in the form is the one whose runs are shown. */
@@ -49,7 +49,7 @@ export function useTimingPreview(): Preview {
   const call = useCall();
   const [shown, setShown] = useState<Preview['shown']>(null);
   const preview = async (timing: Timing) => {
-    const runs = await call.run('preview', () => api.actions.schedules.preview(timing, { count: 10 }));
+    const runs = await call.run('preview', () => api.actions.schedules.previewRuns(timing, { count: 10 }));
     setShown(runs === undefined ? null : { runs: [...runs], timing });
   };
   const isShowing = (timing: Timing) => shown !== null && JSON.stringify(shown.timing) === JSON.stringify(timing);

@@ -2,6 +2,7 @@ import { MAX_BULK_IDS } from '../bulk-action.js';
 import { BUDGET_RANGES, MAX_FLOW_KEYS } from '../flow/budgets.js';
 import { SCHEDULE_ID_PATTERN } from '../ids.js';
 import { HTTP_METHODS, REQUEST_SOURCES, REQUEST_STATUSES } from '../request.js';
+import { DST_GAP_VALUES, DST_OVERLAP_VALUES } from '../schedule/timing.js';
 import {
   INTERVAL_STEP_SECONDS,
   MAX_BATCH_ITEMS,
@@ -247,9 +248,10 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.CreateScheduleRequest.request': { required: true },
   'ferry.v1.ListSchedulesRequest.limit': LIMIT_RULE,
   'ferry.v1.ListSchedulesRequest.cursor': {},
-  'ferry.v1.PreviewScheduleRequest.timing': { required: true },
+  'ferry.v1.PreviewScheduleRequest.timing': { note: 'Required unless `schedule_id` is given; not together with it.' },
   'ferry.v1.PreviewScheduleRequest.after': { format: 'date-time' },
   'ferry.v1.PreviewScheduleRequest.count': { minimum: 1, maximum: MAX_PREVIEW_COUNT },
+  'ferry.v1.PreviewScheduleRequest.schedule_id': { note: 'A schedule of the project; not together with `timing`.' },
   'ferry.v1.GetScheduleRequest.schedule_id': {},
   'ferry.v1.UpdateScheduleRequest': { minProperties: 1 },
   'ferry.v1.UpdateScheduleRequest.schedule_id': {},
@@ -264,7 +266,10 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.Timing': {
     variants: {
       by: 'type',
-      shapes: { cron: { required: ['expression', 'timezone'] }, interval: { required: ['every_seconds'], optional: ['starts_at'] } },
+      shapes: {
+        cron: { required: ['expression', 'timezone'], optional: ['dst', 'starts_at', 'ends_at'] },
+        interval: { required: ['every_seconds'], optional: ['starts_at', 'ends_at'] },
+      },
     },
   },
   'ferry.v1.Timing.type': { required: true, enum: TIMING_TYPES },
@@ -279,6 +284,13 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
     multipleOf: INTERVAL_STEP_SECONDS,
   },
   'ferry.v1.Timing.starts_at': { format: 'date-time', note: 'In the future when a schedule is created or changed (not in a preview).' },
+  'ferry.v1.Timing.ends_at': {
+    format: 'date-time',
+    note: 'Exclusive. In the future, after `starts_at` and after the first occurrence when a schedule is created or changed (not in a preview).',
+  },
+  'ferry.v1.Timing.dst': {},
+  'ferry.v1.DstPolicy.gap': { enum: DST_GAP_VALUES },
+  'ferry.v1.DstPolicy.overlap': { enum: DST_OVERLAP_VALUES },
   'ferry.v1.ScheduleRequestInput.url': URL_RULE,
   'ferry.v1.ScheduleRequestInput.body': BODY_RULE,
   'ferry.v1.ScheduleRequestInput.headers': HEADERS_RULE,

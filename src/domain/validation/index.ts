@@ -45,5 +45,6 @@ export {
   type UpdateScheduleInput,
   type ScheduleRequestInput,
   type PreviewInput,
+  type ValidPreview,
 } from './schedule-input.js';
 export { validateBulkAction, type BulkActionInput, type BulkFilterInput, type ValidBulkAction, type ValidBulkSelection } from './bulk-input.js';

@@ -101,18 +101,35 @@ export interface PreviewInput {
   timing?: TimingInput;
   after?: string;
   count?: number;
+  /** A saved schedule to preview in place of `timing`. */
+  scheduleId?: string;
 }
 
+/** What to preview: a timing as given, or a saved schedule (not yet read: the caller's project decides). */
+export type ValidPreview =
+  | { readonly timing: Timing; readonly scheduleId: null; readonly after: number; readonly count: number }
+  | { readonly timing: null; readonly scheduleId: string; readonly after: number; readonly count: number };
 
-/** Preview: `after` defaults to now; an interval without `starts_at` counts from `after`, and `starts_at` may be past. */
-export function validatePreview(input: PreviewInput, now: number): { timing: Timing; after: number; count: number } {
+/**
+ * Preview: `after` defaults to now; an interval without `starts_at` counts from `after`, and `starts_at` and
+ * `ends_at` may be past. Either `timing` or `schedule_id`, not both.
+ */
+export function validatePreview(input: PreviewInput, now: number): ValidPreview {
   const after = input.after === undefined || input.after === null ? now : parseRfc3339(input.after, 'INVALID_FIELD', 'after');
   const count = input.count ?? DEFAULT_PREVIEW_COUNT;
   if (!Number.isInteger(count) || count < 1 || count > MAX_PREVIEW_COUNT) {
     throw new FerryError('INVALID_FIELD', `count must be an integer from 1 to ${MAX_PREVIEW_COUNT}.`, 'count');
   }
+  const scheduleId = input.scheduleId;
+  if (scheduleId !== undefined && scheduleId !== null) {
+    if (input.timing !== undefined && input.timing !== null) {
+      throw new FerryError('INVALID_FIELD', 'Give either timing or schedule_id, not both.', 'schedule_id');
+    }
+    if (typeof scheduleId !== 'string' || scheduleId === '') throw new FerryError('INVALID_FIELD', 'schedule_id must be a schedule ID.', 'schedule_id');
+    return { timing: null, scheduleId, after, count };
+  }
   const timing = validateTiming(input.timing, { now: after, creating: false });
-  return { timing, after, count };
+  return { timing, scheduleId: null, after, count };
 }
 
 /** The page size of a paged schedule list. */

@@ -27,7 +27,15 @@ const OUTCOME: Record<DomainOutcome, RunOutcome> = {
 
 export function timingInputOf(t: Timing | undefined): TimingInput | undefined {
   if (t === undefined) return undefined;
-  return { type: t.type, expression: t.expression, timezone: t.timezone, everySeconds: t.everySeconds, startsAt: t.startsAt };
+  return {
+    type: t.type,
+    expression: t.expression,
+    timezone: t.timezone,
+    everySeconds: t.everySeconds,
+    startsAt: t.startsAt,
+    endsAt: t.endsAt,
+    dst: t.dst === undefined ? undefined : { gap: t.dst.gap, overlap: t.dst.overlap },
+  };
 }
 
 export function requestInputOf(r: ScheduleRequestInput | undefined): DomainRequestInput | undefined {
@@ -48,12 +56,15 @@ export function scheduleInputOf(m: { name?: string; timing?: Timing; request?: S
 }
 
 function timingToProto(t: DomainTiming) {
-  if (t.type === 'cron') return { type: 'cron', expression: t.expression, timezone: t.timezone };
-  return {
-    type: 'interval',
-    everySeconds: t.everySeconds,
-    startsAt: t.startsAt === null ? undefined : new Date(t.startsAt).toISOString(),
-  };
+  const bounds = { startsAt: isoOrUndefined(t.startsAt), endsAt: isoOrUndefined(t.endsAt) };
+  if (t.type === 'cron') {
+    return { type: 'cron', expression: t.expression, timezone: t.timezone, dst: { gap: t.dst.gap, overlap: t.dst.overlap }, ...bounds };
+  }
+  return { type: 'interval', everySeconds: t.everySeconds, ...bounds };
+}
+
+function isoOrUndefined(ms: number | null): string | undefined {
+  return ms === null ? undefined : new Date(ms).toISOString();
 }
 
 function summaryFields(s: StoredSchedule) {

@@ -44,9 +44,16 @@ export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<type
       });
     },
     async previewSchedule(req, ctx) {
-      await project(ctx);
-      const runs = deps.queries.preview({ timing: timingInputOf(req.timing), after: req.after, count: req.count });
-      return create(PreviewScheduleResponseSchema, { runTimes: runs.map((t) => ts(t)) });
+      const runs = await deps.queries.preview(await project(ctx), {
+        timing: timingInputOf(req.timing),
+        after: req.after,
+        count: req.count,
+        scheduleId: req.scheduleId,
+      });
+      return create(PreviewScheduleResponseSchema, {
+        runTimes: runs.map((r) => ts(r.at)),
+        runs: runs.map((r) => ({ at: ts(r.at), instant: ts(r.instant), dst: r.dst })),
+      });
     },
     async getSchedule(req, ctx) {
       const schedule = await deps.queries.get(await project(ctx), req.scheduleId);

@@ -96,7 +96,7 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
     id: nextScheduleId(),
     projectId: PROJECT_A,
     name: 'nightly report',
-    timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt },
+    timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt, endsAt: null },
     status: 'active',
     request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [], callbacks: null },
     nextRunAt: firstRunAt,

@@ -31,7 +31,7 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
     it('returns every field exactly as stored, for cron and interval timing alike', async () => {
       const cron = aSchedule({
         name: 'Nightly  report ✓ ünïcödé',
-        timing: { type: 'cron', expression: '*/5 9-17 * * MON-FRI', timezone: 'America/Argentina/Buenos_Aires' },
+        timing: { type: 'cron', expression: '*/5 9-17 * * MON-FRI', timezone: 'America/Argentina/Buenos_Aires', dst: { gap: 'skip', overlap: 'both' }, startsAt: T0 + MINUTE, endsAt: T0 + 9 * MINUTE },
         request: {
           url: 'https://Example.com/Path?q=A%20b&x=1',
           headers: [
@@ -52,7 +52,7 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
         updatedAt: T0 - 4 * MINUTE,
       });
       const interval = aSchedule({
-        timing: { type: 'interval', everySeconds: 30 * 24 * 3600, startsAt: T0 + 7 * MINUTE, firstRunAt: T0 + 7 * MINUTE },
+        timing: { type: 'interval', everySeconds: 30 * 24 * 3600, startsAt: T0 + 7 * MINUTE, firstRunAt: T0 + 7 * MINUTE, endsAt: T0 + 60 * MINUTE },
         status: 'paused',
         request: { url: 'https://example.com/hook', headers: [], body: null, retry: 0, flowKeys: [], callbacks: null },
         nextRunAt: null,
@@ -130,7 +130,7 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
       expect(await store().get(PROJECT_A, s.id)).toStrictEqual(renamed);
 
       const request = { url: 'https://example.com/b', headers: [['x-b', 'two'], ['X-A', 'one']] as const, body: null, retry: 7, flowKeys: [], callbacks: { onSuccess: null, onFailure: 'https://example.com/failed' } };
-      const timing = { type: 'cron', expression: '0 3 * * *', timezone: 'Europe/Berlin' } as const;
+      const timing = { type: 'cron', expression: '0 3 * * *', timezone: 'Europe/Berlin', dst: { gap: 'shift', overlap: 'second' }, startsAt: null, endsAt: null } as const;
       const ran = await store().update(PROJECT_A, s.id, 2, {
         request,
         timing,

@@ -1,7 +1,7 @@
 import { types } from 'cassandra-driver';
 import type { HeaderEntry } from '../../../domain/request.js';
 import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
-import type { Timing } from '../../../domain/schedule/timing.js';
+import { timingWithDefaults, type Timing, type TimingRecord } from '../../../domain/schedule/timing.js';
 import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
 import { blob, millis, type CassandraSession, type Statement } from '../session.js';
 
@@ -166,18 +166,18 @@ function bodyValue(body: Uint8Array | null): Buffer | null {
   return body === null ? null : blob(body);
 }
 
-/** Only the fields of the timing's own type are stored, under names fixed here rather than by whoever built it. */
+/**
+ * Only the fields of the timing's own type are stored, under names fixed here rather than by whoever built it.
+ * Timings written before `dst`, `startsAt` (cron) and `endsAt` read back with their defaults (`timingWithDefaults`).
+ */
 function timingText(t: Timing): string {
   return JSON.stringify(
     t.type === 'cron'
-      ? { type: 'cron', expression: t.expression, timezone: t.timezone }
-      : { type: 'interval', everySeconds: t.everySeconds, startsAt: t.startsAt, firstRunAt: t.firstRunAt },
+      ? { type: 'cron', expression: t.expression, timezone: t.timezone, dst: { gap: t.dst.gap, overlap: t.dst.overlap }, startsAt: t.startsAt, endsAt: t.endsAt }
+      : { type: 'interval', everySeconds: t.everySeconds, startsAt: t.startsAt, firstRunAt: t.firstRunAt, endsAt: t.endsAt },
   );
 }
 
 function timingFromText(text: string): Timing {
-  const t = JSON.parse(text) as Timing;
-  return t.type === 'cron'
-    ? { type: 'cron', expression: t.expression, timezone: t.timezone }
-    : { type: 'interval', everySeconds: t.everySeconds, startsAt: t.startsAt, firstRunAt: t.firstRunAt };
+  return timingWithDefaults(JSON.parse(text) as TimingRecord);
 }

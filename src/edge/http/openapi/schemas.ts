@@ -177,8 +177,9 @@ export class SchemaSet {
       } else {
         // Optional: a value, or null as it reads back when unset.
         const schema = direction === 'input' ? this.inputField(field).schema : { ...this.field(field, direction, false), ...describeWith(description, []) };
-        if (typeof schema.type !== 'string') throw new Error(`${message.typeName}.${field.name}: an optional member of a shape must be a scalar`);
-        properties[field.name] = { ...schema, type: [schema.type, 'null'] };
+        if (typeof schema.type === 'string') properties[field.name] = { ...schema, type: [schema.type, 'null'] };
+        else if (field.fieldKind === 'message') properties[field.name] = { ...maybeNull(schema, true), ...describeWith(description, []) };
+        else throw new Error(`${message.typeName}.${field.name}: an optional member of a shape must be a scalar or a message`);
       }
     }
     const members = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(' and ');

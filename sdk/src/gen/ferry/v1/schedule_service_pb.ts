@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedule_service.proto.
  */
 export const file_ferry_v1_schedule_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSK4AQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IidgoWUHJldmlld1NjaGVkdWxlUmVxdWVzdBIgCgZ0aW1pbmcYASABKAsyEC5mZXJyeS52MS5UaW1pbmcSEgoFYWZ0ZXIYAiABKAlIAIgBARISCgVjb3VudBgDIAEoBUgBiAEBQggKBl9hZnRlckIICgZfY291bnQiSAoXUHJldmlld1NjaGVkdWxlUmVzcG9uc2USLQoJcnVuX3RpbWVzGAEgAygLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChJHZXRTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiOwoTR2V0U2NoZWR1bGVSZXNwb25zZRIkCghzY2hlZHVsZRgBIAEoCzISLmZlcnJ5LnYxLlNjaGVkdWxlIpsBChVVcGRhdGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEiAKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxIvCgdyZXF1ZXN0GAQgASgLMh4uZmVycnkudjEuU2NoZWR1bGVSZXF1ZXN0SW5wdXRCBwoFX25hbWUiRQoWVXBkYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIrChRQYXVzZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSJEChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkUKFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVRGVsZXRlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIhgKFkRlbGV0ZVNjaGVkdWxlUmVzcG9uc2Uy8AgKD1NjaGVkdWxlU2VydmljZRKjAQoOQ3JlYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlc3BvbnNlIk7K8xhKCgRQT1NUEgovc2NoZWR1bGVzGMkBIgEqOiIKD0lkZW1wb3RlbmN5LUtleRIPaWRlbXBvdGVuY3lfa2V5QghzY2hlZHVsZUiAgCASigEKDUxpc3RTY2hlZHVsZXMSHi5mZXJyeS52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBofLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZSI4yvMYNAoDR0VUEgovc2NoZWR1bGVzGMgBMgVsaW1pdDIGY3Vyc29yQglzY2hlZHVsZXNiBHBhZ2USfAoPUHJldmlld1NjaGVkdWxlEiAuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVxdWVzdBohLmZlcnJ5LnYxLlByZXZpZXdTY2hlZHVsZVJlc3BvbnNlIiTK8xggCgRQT1NUEhIvc2NoZWR1bGVzL3ByZXZpZXcYyAEiASoSfAoLR2V0U2NoZWR1bGUSHC5mZXJyeS52MS5HZXRTY2hlZHVsZVJlcXVlc3QaHS5mZXJyeS52MS5HZXRTY2hlZHVsZVJlc3BvbnNlIjDK8xgsCgNHRVQSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIAUIIc2NoZWR1bGUSjgEKDlVwZGF0ZVNjaGVkdWxlEh8uZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXNwb25zZSI5yvMYNQoFUEFUQ0gSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIASIBKkIIc2NoZWR1bGVIgIAgEokBCg1QYXVzZVNjaGVkdWxlEh4uZmVycnkudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaHy5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2UiN8rzGDMKBFBPU1QSHi9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfS9wYXVzZRjIAUIIc2NoZWR1bGUSjQEKDlJlc3VtZVNjaGVkdWxlEh8uZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXNwb25zZSI4yvMYNAoEUE9TVBIfL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3Jlc3VtZRjIAUIIc2NoZWR1bGUSgAEKDkRlbGV0ZVNjaGVkdWxlEh8uZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZSIryvMYJwoGREVMRVRFEhgvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0YzAFYAWIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
+  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSK4AQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IioAEKFlByZXZpZXdTY2hlZHVsZVJlcXVlc3QSIAoGdGltaW5nGAEgASgLMhAuZmVycnkudjEuVGltaW5nEhIKBWFmdGVyGAIgASgJSACIAQESEgoFY291bnQYAyABKAVIAYgBARIYCgtzY2hlZHVsZV9pZBgEIAEoCUgCiAEBQggKBl9hZnRlckIICgZfY291bnRCDgoMX3NjaGVkdWxlX2lkImwKF1ByZXZpZXdTY2hlZHVsZVJlc3BvbnNlEi0KCXJ1bl90aW1lcxgBIAMoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIgoEcnVucxgCIAMoCzIULmZlcnJ5LnYxLlByZXZpZXdSdW4iegoKUHJldmlld1J1bhIsCgJhdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMQoHaW5zdGFudBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESCwoDZHN0GAMgASgJIikKEkdldFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI7ChNHZXRTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUimwEKFVVwZGF0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEIHCgVfbmFtZSJFChZVcGRhdGVTY2hlZHVsZVJlc3BvbnNlEisKCHNjaGVkdWxlGAEgASgLMhkuZmVycnkudjEuU2NoZWR1bGVTdW1tYXJ5IisKFFBhdXNlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkQKFVBhdXNlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVSZXN1bWVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiRQoWUmVzdW1lU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVEZWxldGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZTLwCAoPU2NoZWR1bGVTZXJ2aWNlEqMBCg5DcmVhdGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2UiTsrzGEoKBFBPU1QSCi9zY2hlZHVsZXMYyQEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCHNjaGVkdWxlSICAIBKKAQoNTGlzdFNjaGVkdWxlcxIeLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXF1ZXN0Gh8uZmVycnkudjEuTGlzdFNjaGVkdWxlc1Jlc3BvbnNlIjjK8xg0CgNHRVQSCi9zY2hlZHVsZXMYyAEyBWxpbWl0MgZjdXJzb3JCCXNjaGVkdWxlc2IEcGFnZRJ8Cg9QcmV2aWV3U2NoZWR1bGUSIC5mZXJyeS52MS5QcmV2aWV3U2NoZWR1bGVSZXF1ZXN0GiEuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVzcG9uc2UiJMrzGCAKBFBPU1QSEi9zY2hlZHVsZXMvcHJldmlldxjIASIBKhJ8CgtHZXRTY2hlZHVsZRIcLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVxdWVzdBodLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVzcG9uc2UiMMrzGCwKA0dFVBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBQghzY2hlZHVsZRKOAQoOVXBkYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlc3BvbnNlIjnK8xg1CgVQQVRDSBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBIgEqQghzY2hlZHVsZUiAgCASiQEKDVBhdXNlU2NoZWR1bGUSHi5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVxdWVzdBofLmZlcnJ5LnYxLlBhdXNlU2NoZWR1bGVSZXNwb25zZSI3yvMYMwoEUE9TVBIeL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3BhdXNlGMgBQghzY2hlZHVsZRKNAQoOUmVzdW1lU2NoZWR1bGUSHy5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlIjjK8xg0CgRQT1NUEh8vc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vcmVzdW1lGMgBQghzY2hlZHVsZRKAAQoORGVsZXRlU2NoZWR1bGUSHy5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlc3BvbnNlIivK8xgnCgZERUxFVEUSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjMAVgBYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
 
 /**
  * CreateScheduleRequest defines a new schedule.
@@ -158,13 +158,13 @@ export const SchedulePageSchema: GenMessage<SchedulePage> = /*@__PURE__*/
   messageDesc(file_ferry_v1_schedule_service, 4);
 
 /**
- * PreviewScheduleRequest asks when a timing would fire.
+ * PreviewScheduleRequest asks when a timing, or a saved schedule, would fire.
  *
  * @generated from message ferry.v1.PreviewScheduleRequest
  */
 export type PreviewScheduleRequest = Message<"ferry.v1.PreviewScheduleRequest"> & {
   /**
-   * The timing to preview, as it would be given on create; `starts_at` may be in the past here.
+   * The timing to preview, as it would be given on create; `starts_at` and `ends_at` may be in the past here.
    *
    * @generated from field: ferry.v1.Timing timing = 1;
    */
@@ -184,6 +184,14 @@ export type PreviewScheduleRequest = Message<"ferry.v1.PreviewScheduleRequest"> 
    * @generated from field: optional int32 count = 3;
    */
   count?: number | undefined;
+
+  /**
+   * A saved schedule of the project to preview in place of `timing`: its timing, with its jitter applied, so each
+   * run's `at` (and `run_times`) is when it fires.
+   *
+   * @generated from field: optional string schedule_id = 4;
+   */
+  scheduleId?: string | undefined;
 };
 
 /**
@@ -200,11 +208,18 @@ export const PreviewScheduleRequestSchema: GenMessage<PreviewScheduleRequest> = 
  */
 export type PreviewScheduleResponse = Message<"ferry.v1.PreviewScheduleResponse"> & {
   /**
-   * The next occurrences, in UTC, earliest first.
+   * When the next occurrences fire, in UTC, earliest first: the `at` of each run.
    *
    * @generated from field: repeated google.protobuf.Timestamp run_times = 1;
    */
   runTimes: Timestamp[];
+
+  /**
+   * The same occurrences with what daylight saving time and jitter did to them.
+   *
+   * @generated from field: repeated ferry.v1.PreviewRun runs = 2;
+   */
+  runs: PreviewRun[];
 };
 
 /**
@@ -213,6 +228,42 @@ export type PreviewScheduleResponse = Message<"ferry.v1.PreviewScheduleResponse"
  */
 export const PreviewScheduleResponseSchema: GenMessage<PreviewScheduleResponse> = /*@__PURE__*/
   messageDesc(file_ferry_v1_schedule_service, 6);
+
+/**
+ * PreviewRun is one occurrence of a preview.
+ *
+ * @generated from message ferry.v1.PreviewRun
+ */
+export type PreviewRun = Message<"ferry.v1.PreviewRun"> & {
+  /**
+   * When it fires: its instant, plus the schedule's jitter when a saved schedule is previewed.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 1;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * The occurrence of the timing it belongs to.
+   *
+   * @generated from field: google.protobuf.Timestamp instant = 2;
+   */
+  instant?: Timestamp | undefined;
+
+  /**
+   * `none`; `gap_shifted` when it runs for local times a spring-forward skipped; `overlap_first` or
+   * `overlap_second` when its local time is one a fall-back repeats, and this is that pass.
+   *
+   * @generated from field: string dst = 3;
+   */
+  dst: string;
+};
+
+/**
+ * Describes the message ferry.v1.PreviewRun.
+ * Use `create(PreviewRunSchema)` to create a new message.
+ */
+export const PreviewRunSchema: GenMessage<PreviewRun> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 7);
 
 /**
  * GetScheduleRequest names one schedule.
@@ -233,7 +284,7 @@ export type GetScheduleRequest = Message<"ferry.v1.GetScheduleRequest"> & {
  * Use `create(GetScheduleRequestSchema)` to create a new message.
  */
 export const GetScheduleRequestSchema: GenMessage<GetScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 7);
+  messageDesc(file_ferry_v1_schedule_service, 8);
 
 /**
  * GetScheduleResponse carries one schedule.
@@ -254,7 +305,7 @@ export type GetScheduleResponse = Message<"ferry.v1.GetScheduleResponse"> & {
  * Use `create(GetScheduleResponseSchema)` to create a new message.
  */
 export const GetScheduleResponseSchema: GenMessage<GetScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 8);
+  messageDesc(file_ferry_v1_schedule_service, 9);
 
 /**
  * UpdateScheduleRequest changes a schedule; at least one of name, timing and request is given.
@@ -296,7 +347,7 @@ export type UpdateScheduleRequest = Message<"ferry.v1.UpdateScheduleRequest"> & 
  * Use `create(UpdateScheduleRequestSchema)` to create a new message.
  */
 export const UpdateScheduleRequestSchema: GenMessage<UpdateScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 9);
+  messageDesc(file_ferry_v1_schedule_service, 10);
 
 /**
  * UpdateScheduleResponse carries the changed schedule.
@@ -317,7 +368,7 @@ export type UpdateScheduleResponse = Message<"ferry.v1.UpdateScheduleResponse"> 
  * Use `create(UpdateScheduleResponseSchema)` to create a new message.
  */
 export const UpdateScheduleResponseSchema: GenMessage<UpdateScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 10);
+  messageDesc(file_ferry_v1_schedule_service, 11);
 
 /**
  * PauseScheduleRequest names the schedule to pause.
@@ -338,7 +389,7 @@ export type PauseScheduleRequest = Message<"ferry.v1.PauseScheduleRequest"> & {
  * Use `create(PauseScheduleRequestSchema)` to create a new message.
  */
 export const PauseScheduleRequestSchema: GenMessage<PauseScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 11);
+  messageDesc(file_ferry_v1_schedule_service, 12);
 
 /**
  * PauseScheduleResponse carries the paused schedule.
@@ -359,7 +410,7 @@ export type PauseScheduleResponse = Message<"ferry.v1.PauseScheduleResponse"> & 
  * Use `create(PauseScheduleResponseSchema)` to create a new message.
  */
 export const PauseScheduleResponseSchema: GenMessage<PauseScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 12);
+  messageDesc(file_ferry_v1_schedule_service, 13);
 
 /**
  * ResumeScheduleRequest names the schedule to resume.
@@ -380,7 +431,7 @@ export type ResumeScheduleRequest = Message<"ferry.v1.ResumeScheduleRequest"> & 
  * Use `create(ResumeScheduleRequestSchema)` to create a new message.
  */
 export const ResumeScheduleRequestSchema: GenMessage<ResumeScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 13);
+  messageDesc(file_ferry_v1_schedule_service, 14);
 
 /**
  * ResumeScheduleResponse carries the resumed schedule.
@@ -401,7 +452,7 @@ export type ResumeScheduleResponse = Message<"ferry.v1.ResumeScheduleResponse"> 
  * Use `create(ResumeScheduleResponseSchema)` to create a new message.
  */
 export const ResumeScheduleResponseSchema: GenMessage<ResumeScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 14);
+  messageDesc(file_ferry_v1_schedule_service, 15);
 
 /**
  * DeleteScheduleRequest names the schedule to delete.
@@ -422,7 +473,7 @@ export type DeleteScheduleRequest = Message<"ferry.v1.DeleteScheduleRequest"> & 
  * Use `create(DeleteScheduleRequestSchema)` to create a new message.
  */
 export const DeleteScheduleRequestSchema: GenMessage<DeleteScheduleRequest> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 15);
+  messageDesc(file_ferry_v1_schedule_service, 16);
 
 /**
  * DeleteScheduleResponse is empty.
@@ -437,7 +488,7 @@ export type DeleteScheduleResponse = Message<"ferry.v1.DeleteScheduleResponse"> 
  * Use `create(DeleteScheduleResponseSchema)` to create a new message.
  */
 export const DeleteScheduleResponseSchema: GenMessage<DeleteScheduleResponse> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedule_service, 16);
+  messageDesc(file_ferry_v1_schedule_service, 17);
 
 /**
  * ScheduleService manages recurring schedules that create ordinary requests. Every call is scoped to the project

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedules.proto.
  */
 export const file_ferry_v1_schedules: GenFile = /*@__PURE__*/
-  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIrYBCgZUaW1pbmcSDAoEdHlwZRgBIAEoCRIXCgpleHByZXNzaW9uGAIgASgJSACIAQESFQoIdGltZXpvbmUYAyABKAlIAYgBARIaCg1ldmVyeV9zZWNvbmRzGAQgASgFSAKIAQESFgoJc3RhcnRzX2F0GAUgASgJSAOIAQFCDQoLX2V4cHJlc3Npb25CCwoJX3RpbWV6b25lQhAKDl9ldmVyeV9zZWNvbmRzQgwKCl9zdGFydHNfYXQiqQIKFFNjaGVkdWxlUmVxdWVzdElucHV0EhYKA3VybBgBIAEoCUIE0PMYAUgAiAEBEiQKBGJvZHkYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSPAoHaGVhZGVycxgDIAMoCzIrLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0LkhlYWRlcnNFbnRyeRIYCgVyZXRyeRgEIAEoBUIE0PMYAUgBiAEBEhEKCWZsb3dfa2V5cxgFIAMoCRImCgljYWxsYmFja3MYBiABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3VybEIICgZfcmV0cnkinQMKD1NjaGVkdWxlU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZ0IE0PMYARIuCgZzdGF0dXMYBCABKA4yGC5mZXJyeS52MS5TY2hlZHVsZVN0YXR1c0IE0PMYARILCgN1cmwYBSABKAkSDQoFcmV0cnkYBiABKAUSLwoLbmV4dF9ydW5fYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfcnVuX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuChBsYXN0X3J1bl9vdXRjb21lGAkgASgOMhQuZmVycnkudjEuUnVuT3V0Y29tZRI0CgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARI0Cgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASLNAwoIU2NoZWR1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmdCBNDzGAESLgoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXNCBNDzGAESCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSNAoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNAoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNQoHcmVxdWVzdBgMIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QgTQ8xgBKmkKDlNjaGVkdWxlU3RhdHVzEh8KG1NDSEVEVUxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlNDSEVEVUxFX1NUQVRVU19BQ1RJVkUQARIaChZTQ0hFRFVMRV9TVEFUVVNfUEFVU0VEEAIqaAoKUnVuT3V0Y29tZRIbChdSVU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEhgKFFJVTl9PVVRDT01FX0VOUVVFVUVEEAESIwofUlVOX09VVENPTUVfU0tJUFBFRF9VU0FHRV9MSU1JVBACYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_requests, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIvoBCgZUaW1pbmcSDAoEdHlwZRgBIAEoCRIXCgpleHByZXNzaW9uGAIgASgJSACIAQESFQoIdGltZXpvbmUYAyABKAlIAYgBARIaCg1ldmVyeV9zZWNvbmRzGAQgASgFSAKIAQESFgoJc3RhcnRzX2F0GAUgASgJSAOIAQESIAoDZHN0GAYgASgLMhMuZmVycnkudjEuRHN0UG9saWN5EhQKB2VuZHNfYXQYByABKAlIBIgBAUINCgtfZXhwcmVzc2lvbkILCglfdGltZXpvbmVCEAoOX2V2ZXJ5X3NlY29uZHNCDAoKX3N0YXJ0c19hdEIKCghfZW5kc19hdCJTCglEc3RQb2xpY3kSFgoDZ2FwGAEgASgJQgTQ8xgBSACIAQESGgoHb3ZlcmxhcBgCIAEoCUIE0PMYAUgBiAEBQgYKBF9nYXBCCgoIX292ZXJsYXAiqQIKFFNjaGVkdWxlUmVxdWVzdElucHV0EhYKA3VybBgBIAEoCUIE0PMYAUgAiAEBEiQKBGJvZHkYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSPAoHaGVhZGVycxgDIAMoCzIrLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0LkhlYWRlcnNFbnRyeRIYCgVyZXRyeRgEIAEoBUIE0PMYAUgBiAEBEhEKCWZsb3dfa2V5cxgFIAMoCRImCgljYWxsYmFja3MYBiABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3VybEIICgZfcmV0cnkinQMKD1NjaGVkdWxlU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZ0IE0PMYARIuCgZzdGF0dXMYBCABKA4yGC5mZXJyeS52MS5TY2hlZHVsZVN0YXR1c0IE0PMYARILCgN1cmwYBSABKAkSDQoFcmV0cnkYBiABKAUSLwoLbmV4dF9ydW5fYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfcnVuX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuChBsYXN0X3J1bl9vdXRjb21lGAkgASgOMhQuZmVycnkudjEuUnVuT3V0Y29tZRI0CgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARI0Cgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASLNAwoIU2NoZWR1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmdCBNDzGAESLgoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXNCBNDzGAESCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSNAoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNAoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNQoHcmVxdWVzdBgMIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QgTQ8xgBKmkKDlNjaGVkdWxlU3RhdHVzEh8KG1NDSEVEVUxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlNDSEVEVUxFX1NUQVRVU19BQ1RJVkUQARIaChZTQ0hFRFVMRV9TVEFUVVNfUEFVU0VEEAIqaAoKUnVuT3V0Y29tZRIbChdSVU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEhgKFFJVTl9PVVRDT01FX0VOUVVFVUVEEAESIwofUlVOX09VVENPTUVfU0tJUFBFRF9VU0FHRV9MSU1JVBACYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_requests, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval.
@@ -52,11 +52,27 @@ export type Timing = Message<"ferry.v1.Timing"> & {
   everySeconds?: number | undefined;
 
   /**
-   * The RFC 3339 time of the first occurrence, in the future on creation; interval timing only.
+   * The RFC 3339 instant before which nothing fires, in the future on creation. For an interval it is the first
+   * occurrence; a cron timing fires from its first occurrence at or after it.
    *
    * @generated from field: optional string starts_at = 5;
    */
   startsAt?: string | undefined;
+
+  /**
+   * What a fixed-hour cron job does across daylight-saving changes; cron timing only. Answered for every cron timing.
+   *
+   * @generated from field: ferry.v1.DstPolicy dst = 6;
+   */
+  dst?: DstPolicy | undefined;
+
+  /**
+   * The RFC 3339 instant at and after which nothing fires (the end is exclusive), in the future and after
+   * `starts_at` on creation; the schedule then ends.
+   *
+   * @generated from field: optional string ends_at = 7;
+   */
+  endsAt?: string | undefined;
 };
 
 /**
@@ -65,6 +81,37 @@ export type Timing = Message<"ferry.v1.Timing"> & {
  */
 export const TimingSchema: GenMessage<Timing> = /*@__PURE__*/
   messageDesc(file_ferry_v1_schedules, 0);
+
+/**
+ * DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving
+ * time changes; a job whose hour field is a wildcard follows real time whatever it says.
+ *
+ * @generated from message ferry.v1.DstPolicy
+ */
+export type DstPolicy = Message<"ferry.v1.DstPolicy"> & {
+  /**
+   * `shift` (the default): local times a spring-forward skips run once, at the first instant after the gap;
+   * `skip`: they do not run that day.
+   *
+   * @generated from field: optional string gap = 1;
+   */
+  gap?: string | undefined;
+
+  /**
+   * `first` (the default): local times a fall-back repeats run on their first pass; `second`: on their second pass;
+   * `both`: on both.
+   *
+   * @generated from field: optional string overlap = 2;
+   */
+  overlap?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.DstPolicy.
+ * Use `create(DstPolicySchema)` to create a new message.
+ */
+export const DstPolicySchema: GenMessage<DstPolicy> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedules, 1);
 
 /**
  * ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST.
@@ -120,7 +167,7 @@ export type ScheduleRequestInput = Message<"ferry.v1.ScheduleRequestInput"> & {
  * Use `create(ScheduleRequestInputSchema)` to create a new message.
  */
 export const ScheduleRequestInputSchema: GenMessage<ScheduleRequestInput> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 1);
+  messageDesc(file_ferry_v1_schedules, 2);
 
 /**
  * ScheduleSummary is a recurring schedule as lists and changes answer it: everything but the request definition.
@@ -211,7 +258,7 @@ export type ScheduleSummary = Message<"ferry.v1.ScheduleSummary"> & {
  * Use `create(ScheduleSummarySchema)` to create a new message.
  */
 export const ScheduleSummarySchema: GenMessage<ScheduleSummary> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 2);
+  messageDesc(file_ferry_v1_schedules, 3);
 
 /**
  * Schedule is a recurring schedule with its request definition, as a detail read answers it.
@@ -309,7 +356,7 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
  * Use `create(ScheduleSchema)` to create a new message.
  */
 export const ScheduleSchema: GenMessage<Schedule> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 3);
+  messageDesc(file_ferry_v1_schedules, 4);
 
 /**
  * ScheduleStatus tells whether a schedule creates requests.
