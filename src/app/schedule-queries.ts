@@ -4,11 +4,13 @@ import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { isScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
-import { scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import { runTimes } from '../domain/schedule/next-run.js';
 import { validatePreview, validateScheduleListLimit, type PreviewInput } from '../domain/validation/index.js';
 import type { ScheduleStore } from '../ports/schedules.js';
+import type { RequestStore } from '../ports/requests.js';
+import type { RequestStatus } from '../domain/request.js';
+import { existsAt, scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 
 export interface SchedulePage {
   readonly items: StoredSchedule[];
@@ -31,6 +33,8 @@ export class ScheduleQueries {
     private readonly schedules: ScheduleStore,
     private readonly clock: Clock,
     private readonly cursorSecret: Uint8Array,
+    /** Where the detail reads the statuses of its recent runs' requests. */
+    private readonly requests: RequestStore | null = null,
   ) {}
 
   /** Every schedule, newest first; one page of them when `limit` or `cursor` is given. */
@@ -59,6 +63,18 @@ export class ScheduleQueries {
 
   async get(project: Project, scheduleId: string): Promise<StoredSchedule> {
     return scheduleAsOf(await visibleSchedule(this.schedules, project, scheduleId), this.clock.now());
+  }
+
+  /** The schedule and the status of each of its recent runs' requests that is still kept (at most ten reads). */
+  async detail(project: Project, scheduleId: string): Promise<{ schedule: StoredSchedule; statuses: Map<string, RequestStatus> }> {
+    const now = this.clock.now();
+    const schedule = await this.get(project, scheduleId);
+    const statuses = new Map<string, RequestStatus>();
+    if (this.requests === null) return { schedule, statuses };
+    const ids = schedule.runs.recent.flatMap((r) => (r.requestId === null ? [] : [r.requestId]));
+    const found = await Promise.all(ids.map((id) => this.requests!.get(project.id, id)));
+    for (const r of found) if (r !== null && existsAt(r, now)) statuses.set(r.id, r.status);
+    return { schedule, statuses };
   }
 
   /** The next occurrences of a timing, by exactly the rules that fire schedules; nothing is stored. */

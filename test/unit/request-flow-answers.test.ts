@@ -64,7 +64,7 @@ describe('schedule occurrences', () => {
       id: 'sch_1', projectId: 'prj_1', updatedAt: 0, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: ['a', 'b'] },
     } as unknown as StoredSchedule;
     await occurrences.fire(schedule, 60_000);
-    await occurrences.fire({ ...schedule, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: [] } }, 120_000);
+    await occurrences.fire({ ...schedule, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} } }, 120_000);
     expect(made.map((r) => r.definition.flowKeys)).toEqual([['a', 'b'], []]);
   });
 });

@@ -44,6 +44,9 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
           retry: 19,
           flowKeys: [],
           callbacks: { onSuccess: 'https://example.com/ok', onFailure: null },
+          queue: 'default',
+          timeoutSeconds: 50,
+          metadata: {},
         },
         nextRunAt: T0 + 5 * MINUTE,
         lastRunAt: T0 - 5 * MINUTE,
@@ -54,7 +57,7 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
       const interval = aSchedule({
         timing: { type: 'interval', everySeconds: 30 * 24 * 3600, startsAt: T0 + 7 * MINUTE, firstRunAt: T0 + 7 * MINUTE },
         status: 'paused',
-        request: { url: 'https://example.com/hook', headers: [], body: null, retry: 0, flowKeys: [], callbacks: null },
+        request: { url: 'https://example.com/hook', headers: [], body: null, retry: 0, flowKeys: [], callbacks: null, queue: 'default', timeoutSeconds: 50, metadata: {} },
         nextRunAt: null,
         lastRunAt: T0 - MINUTE,
         lastRunOutcome: 'enqueued',
@@ -122,14 +125,14 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
     });
 
     it('applies only the keys a patch gives, bumps the version and returns the schedule as stored', async () => {
-      const s = aSchedule({ request: { url: 'https://example.com/a', headers: [['X-A', '1']], body: new Uint8Array([1, 2]), retry: 2, flowKeys: [], callbacks: null } });
+      const s = aSchedule({ request: { url: 'https://example.com/a', headers: [['X-A', '1']], body: new Uint8Array([1, 2]), retry: 2, flowKeys: [], callbacks: null, queue: 'default', timeoutSeconds: 50, metadata: {} } });
       await store().insert(s);
 
       const renamed = await store().update(PROJECT_A, s.id, 1, { name: 'renamed', status: undefined, nextRunAt: undefined });
       expect(renamed).toStrictEqual({ ...s, name: 'renamed', version: 2 });
       expect(await store().get(PROJECT_A, s.id)).toStrictEqual(renamed);
 
-      const request = { url: 'https://example.com/b', headers: [['x-b', 'two'], ['X-A', 'one']] as const, body: null, retry: 7, flowKeys: [], callbacks: { onSuccess: null, onFailure: 'https://example.com/failed' } };
+      const request = { url: 'https://example.com/b', headers: [['x-b', 'two'], ['X-A', 'one']] as const, body: null, retry: 7, flowKeys: [], callbacks: { onSuccess: null, onFailure: 'https://example.com/failed' }, queue: 'q.2', timeoutSeconds: 120, metadata: { k: 'v' } };
       const timing = { type: 'cron', expression: '0 3 * * *', timezone: 'Europe/Berlin' } as const;
       const ran = await store().update(PROJECT_A, s.id, 2, {
         request,

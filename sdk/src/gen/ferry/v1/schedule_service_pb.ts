@@ -5,7 +5,9 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_ferry_v1_http } from "./http_pb.js";
-import type { Schedule, ScheduleRequestInput, ScheduleSummary, Timing } from "./schedules_pb.js";
+import type { Acceptance } from "./requests_pb.js";
+import { file_ferry_v1_requests } from "./requests_pb.js";
+import type { Schedule, SchedulePolicy, ScheduleRequestInput, ScheduleSummary, Timing } from "./schedules_pb.js";
 import { file_ferry_v1_schedules } from "./schedules_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedule_service.proto.
  */
 export const file_ferry_v1_schedule_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSK4AQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IidgoWUHJldmlld1NjaGVkdWxlUmVxdWVzdBIgCgZ0aW1pbmcYASABKAsyEC5mZXJyeS52MS5UaW1pbmcSEgoFYWZ0ZXIYAiABKAlIAIgBARISCgVjb3VudBgDIAEoBUgBiAEBQggKBl9hZnRlckIICgZfY291bnQiSAoXUHJldmlld1NjaGVkdWxlUmVzcG9uc2USLQoJcnVuX3RpbWVzGAEgAygLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChJHZXRTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiOwoTR2V0U2NoZWR1bGVSZXNwb25zZRIkCghzY2hlZHVsZRgBIAEoCzISLmZlcnJ5LnYxLlNjaGVkdWxlIpsBChVVcGRhdGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEiAKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxIvCgdyZXF1ZXN0GAQgASgLMh4uZmVycnkudjEuU2NoZWR1bGVSZXF1ZXN0SW5wdXRCBwoFX25hbWUiRQoWVXBkYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIrChRQYXVzZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSJEChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkUKFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVRGVsZXRlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIhgKFkRlbGV0ZVNjaGVkdWxlUmVzcG9uc2Uy8AgKD1NjaGVkdWxlU2VydmljZRKjAQoOQ3JlYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlc3BvbnNlIk7K8xhKCgRQT1NUEgovc2NoZWR1bGVzGMkBIgEqOiIKD0lkZW1wb3RlbmN5LUtleRIPaWRlbXBvdGVuY3lfa2V5QghzY2hlZHVsZUiAgCASigEKDUxpc3RTY2hlZHVsZXMSHi5mZXJyeS52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBofLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZSI4yvMYNAoDR0VUEgovc2NoZWR1bGVzGMgBMgVsaW1pdDIGY3Vyc29yQglzY2hlZHVsZXNiBHBhZ2USfAoPUHJldmlld1NjaGVkdWxlEiAuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVxdWVzdBohLmZlcnJ5LnYxLlByZXZpZXdTY2hlZHVsZVJlc3BvbnNlIiTK8xggCgRQT1NUEhIvc2NoZWR1bGVzL3ByZXZpZXcYyAEiASoSfAoLR2V0U2NoZWR1bGUSHC5mZXJyeS52MS5HZXRTY2hlZHVsZVJlcXVlc3QaHS5mZXJyeS52MS5HZXRTY2hlZHVsZVJlc3BvbnNlIjDK8xgsCgNHRVQSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIAUIIc2NoZWR1bGUSjgEKDlVwZGF0ZVNjaGVkdWxlEh8uZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXNwb25zZSI5yvMYNQoFUEFUQ0gSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIASIBKkIIc2NoZWR1bGVIgIAgEokBCg1QYXVzZVNjaGVkdWxlEh4uZmVycnkudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaHy5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2UiN8rzGDMKBFBPU1QSHi9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfS9wYXVzZRjIAUIIc2NoZWR1bGUSjQEKDlJlc3VtZVNjaGVkdWxlEh8uZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXNwb25zZSI4yvMYNAoEUE9TVBIfL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3Jlc3VtZRjIAUIIc2NoZWR1bGUSgAEKDkRlbGV0ZVNjaGVkdWxlEh8uZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZSIryvMYJwoGREVMRVRFEhgvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0YzAFYAWIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
+  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSLiAQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0EigKBnBvbGljeRgFIAEoCzIYLmZlcnJ5LnYxLlNjaGVkdWxlUG9saWN5QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IidgoWUHJldmlld1NjaGVkdWxlUmVxdWVzdBIgCgZ0aW1pbmcYASABKAsyEC5mZXJyeS52MS5UaW1pbmcSEgoFYWZ0ZXIYAiABKAlIAIgBARISCgVjb3VudBgDIAEoBUgBiAEBQggKBl9hZnRlckIICgZfY291bnQiSAoXUHJldmlld1NjaGVkdWxlUmVzcG9uc2USLQoJcnVuX3RpbWVzGAEgAygLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpChJHZXRTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiOwoTR2V0U2NoZWR1bGVSZXNwb25zZRIkCghzY2hlZHVsZRgBIAEoCzISLmZlcnJ5LnYxLlNjaGVkdWxlIsUBChVVcGRhdGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEiAKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZxIvCgdyZXF1ZXN0GAQgASgLMh4uZmVycnkudjEuU2NoZWR1bGVSZXF1ZXN0SW5wdXQSKAoGcG9saWN5GAUgASgLMhguZmVycnkudjEuU2NoZWR1bGVQb2xpY3lCBwoFX25hbWUiRQoWVXBkYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIrChRQYXVzZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSJEChVQYXVzZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVUmVzdW1lU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkUKFlJlc3VtZVNjaGVkdWxlUmVzcG9uc2USKwoIc2NoZWR1bGUYASABKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkiLAoVRGVsZXRlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIhgKFkRlbGV0ZVNjaGVkdWxlUmVzcG9uc2UiXwoWVHJpZ2dlclNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYAiABKAlIAIgBAUISChBfaWRlbXBvdGVuY3lfa2V5IkMKF1RyaWdnZXJTY2hlZHVsZVJlc3BvbnNlEigKCmFjY2VwdGFuY2UYASABKAsyFC5mZXJyeS52MS5BY2NlcHRhbmNlIpQBChdCYWNrZmlsbFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIcCg9pZGVtcG90ZW5jeV9rZXkYAiABKAlIAIgBARIRCgRmcm9tGAMgASgJSAGIAQESDwoCdG8YBCABKAlIAogBAUISChBfaWRlbXBvdGVuY3lfa2V5QgcKBV9mcm9tQgUKA190byIvChhCYWNrZmlsbFNjaGVkdWxlUmVzcG9uc2USEwoLb2NjdXJyZW5jZXMYASABKAUy3wsKD1NjaGVkdWxlU2VydmljZRKjAQoOQ3JlYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5DcmVhdGVTY2hlZHVsZVJlc3BvbnNlIk7K8xhKCgRQT1NUEgovc2NoZWR1bGVzGMkBIgEqOiIKD0lkZW1wb3RlbmN5LUtleRIPaWRlbXBvdGVuY3lfa2V5QghzY2hlZHVsZUiAgCASigEKDUxpc3RTY2hlZHVsZXMSHi5mZXJyeS52MS5MaXN0U2NoZWR1bGVzUmVxdWVzdBofLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXNwb25zZSI4yvMYNAoDR0VUEgovc2NoZWR1bGVzGMgBMgVsaW1pdDIGY3Vyc29yQglzY2hlZHVsZXNiBHBhZ2USfAoPUHJldmlld1NjaGVkdWxlEiAuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVxdWVzdBohLmZlcnJ5LnYxLlByZXZpZXdTY2hlZHVsZVJlc3BvbnNlIiTK8xggCgRQT1NUEhIvc2NoZWR1bGVzL3ByZXZpZXcYyAEiASoSfAoLR2V0U2NoZWR1bGUSHC5mZXJyeS52MS5HZXRTY2hlZHVsZVJlcXVlc3QaHS5mZXJyeS52MS5HZXRTY2hlZHVsZVJlc3BvbnNlIjDK8xgsCgNHRVQSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIAUIIc2NoZWR1bGUSjgEKDlVwZGF0ZVNjaGVkdWxlEh8uZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuVXBkYXRlU2NoZWR1bGVSZXNwb25zZSI5yvMYNQoFUEFUQ0gSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjIASIBKkIIc2NoZWR1bGVIgIAgEokBCg1QYXVzZVNjaGVkdWxlEh4uZmVycnkudjEuUGF1c2VTY2hlZHVsZVJlcXVlc3QaHy5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVzcG9uc2UiN8rzGDMKBFBPU1QSHi9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfS9wYXVzZRjIAUIIc2NoZWR1bGUSjQEKDlJlc3VtZVNjaGVkdWxlEh8uZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuUmVzdW1lU2NoZWR1bGVSZXNwb25zZSI4yvMYNAoEUE9TVBIfL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3Jlc3VtZRjIAUIIc2NoZWR1bGUStwEKD1RyaWdnZXJTY2hlZHVsZRIgLmZlcnJ5LnYxLlRyaWdnZXJTY2hlZHVsZVJlcXVlc3QaIS5mZXJyeS52MS5UcmlnZ2VyU2NoZWR1bGVSZXNwb25zZSJfyvMYWwoEUE9TVBIgL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3RyaWdnZXIYygE6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCmFjY2VwdGFuY2USsgEKEEJhY2tmaWxsU2NoZWR1bGUSIS5mZXJyeS52MS5CYWNrZmlsbFNjaGVkdWxlUmVxdWVzdBoiLmZlcnJ5LnYxLkJhY2tmaWxsU2NoZWR1bGVSZXNwb25zZSJXyvMYUwoEUE9TVBIhL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L2JhY2tmaWxsGMoBIgEqOiIKD0lkZW1wb3RlbmN5LUtleRIPaWRlbXBvdGVuY3lfa2V5EoABCg5EZWxldGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkRlbGV0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkRlbGV0ZVNjaGVkdWxlUmVzcG9uc2UiK8rzGCcKBkRFTEVURRIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMwBWAFiBnByb3RvMw", [file_ferry_v1_http, file_ferry_v1_requests, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
 
 /**
  * CreateScheduleRequest defines a new schedule.
@@ -50,6 +52,13 @@ export type CreateScheduleRequest = Message<"ferry.v1.CreateScheduleRequest"> & 
    * @generated from field: ferry.v1.ScheduleRequestInput request = 4;
    */
   request?: ScheduleRequestInput | undefined;
+
+  /**
+   * How occurrences behave when they fire; the defaults when absent.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 5;
+   */
+  policy?: SchedulePolicy | undefined;
 };
 
 /**
@@ -289,6 +298,13 @@ export type UpdateScheduleRequest = Message<"ferry.v1.UpdateScheduleRequest"> & 
    * @generated from field: ferry.v1.ScheduleRequestInput request = 4;
    */
   request?: ScheduleRequestInput | undefined;
+
+  /**
+   * The new policy, as a whole: its absent members take their defaults.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 5;
+   */
+  policy?: SchedulePolicy | undefined;
 };
 
 /**
@@ -440,6 +456,118 @@ export const DeleteScheduleResponseSchema: GenMessage<DeleteScheduleResponse> = 
   messageDesc(file_ferry_v1_schedule_service, 16);
 
 /**
+ * TriggerScheduleRequest names the schedule to trigger.
+ *
+ * @generated from message ferry.v1.TriggerScheduleRequest
+ */
+export type TriggerScheduleRequest = Message<"ferry.v1.TriggerScheduleRequest"> & {
+  /**
+   * The schedule ID.
+   *
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * The idempotency key, required, 1 to 255 bytes: the same key answers the same request.
+   *
+   * @generated from field: optional string idempotency_key = 2;
+   */
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.TriggerScheduleRequest.
+ * Use `create(TriggerScheduleRequestSchema)` to create a new message.
+ */
+export const TriggerScheduleRequestSchema: GenMessage<TriggerScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 17);
+
+/**
+ * TriggerScheduleResponse carries the request the trigger created.
+ *
+ * @generated from message ferry.v1.TriggerScheduleResponse
+ */
+export type TriggerScheduleResponse = Message<"ferry.v1.TriggerScheduleResponse"> & {
+  /**
+   * The acceptance of the created request.
+   *
+   * @generated from field: ferry.v1.Acceptance acceptance = 1;
+   */
+  acceptance?: Acceptance | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.TriggerScheduleResponse.
+ * Use `create(TriggerScheduleResponseSchema)` to create a new message.
+ */
+export const TriggerScheduleResponseSchema: GenMessage<TriggerScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 18);
+
+/**
+ * BackfillScheduleRequest names the schedule and the range to backfill.
+ *
+ * @generated from message ferry.v1.BackfillScheduleRequest
+ */
+export type BackfillScheduleRequest = Message<"ferry.v1.BackfillScheduleRequest"> & {
+  /**
+   * The schedule ID.
+   *
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * The idempotency key, required, 1 to 255 bytes.
+   *
+   * @generated from field: optional string idempotency_key = 2;
+   */
+  idempotencyKey?: string | undefined;
+
+  /**
+   * The RFC 3339 start of the range, inclusive.
+   *
+   * @generated from field: optional string from = 3;
+   */
+  from?: string | undefined;
+
+  /**
+   * The RFC 3339 end of the range, exclusive; not in the future, and at most 1,000 instants after `from`.
+   *
+   * @generated from field: optional string to = 4;
+   */
+  to?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.BackfillScheduleRequest.
+ * Use `create(BackfillScheduleRequestSchema)` to create a new message.
+ */
+export const BackfillScheduleRequestSchema: GenMessage<BackfillScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 19);
+
+/**
+ * BackfillScheduleResponse tells how many requests the backfill created.
+ *
+ * @generated from message ferry.v1.BackfillScheduleResponse
+ */
+export type BackfillScheduleResponse = Message<"ferry.v1.BackfillScheduleResponse"> & {
+  /**
+   * Requests created by this call; instants created before (by an earlier backfill) are not counted.
+   *
+   * @generated from field: int32 occurrences = 1;
+   */
+  occurrences: number;
+};
+
+/**
+ * Describes the message ferry.v1.BackfillScheduleResponse.
+ * Use `create(BackfillScheduleResponseSchema)` to create a new message.
+ */
+export const BackfillScheduleResponseSchema: GenMessage<BackfillScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 20);
+
+/**
  * ScheduleService manages recurring schedules that create ordinary requests. Every call is scoped to the project
  * selected by the bearer API key in the `authorization` header.
  *
@@ -516,6 +644,27 @@ export const ScheduleService: GenService<{
     methodKind: "unary";
     input: typeof ResumeScheduleRequestSchema;
     output: typeof ResumeScheduleResponseSchema;
+  },
+  /**
+   * TriggerSchedule creates one occurrence's request now, outside the timing, also while paused.
+   *
+   * @generated from rpc ferry.v1.ScheduleService.TriggerSchedule
+   */
+  triggerSchedule: {
+    methodKind: "unary";
+    input: typeof TriggerScheduleRequestSchema;
+    output: typeof TriggerScheduleResponseSchema;
+  },
+  /**
+   * BackfillSchedule creates a request, due now, for each of the timing's past instants in a range, each instant
+   * once however often it is backfilled.
+   *
+   * @generated from rpc ferry.v1.ScheduleService.BackfillSchedule
+   */
+  backfillSchedule: {
+    methodKind: "unary";
+    input: typeof BackfillScheduleRequestSchema;
+    output: typeof BackfillScheduleResponseSchema;
   },
   /**
    * DeleteSchedule removes a schedule and cancels its future occurrences.
