@@ -570,7 +570,7 @@ export interface components {
             from: string;
             /**
              * Format: date-time
-             * @description The RFC 3339 end of the range, exclusive; not in the future, and at most 1,000 instants after `from`. Not in the future; at most 1,000 of the timing's instants in the range.
+             * @description The RFC 3339 end of the range, exclusive; not in the future, and at most 1,000 instants after `from`.
              */
             to: string;
         };

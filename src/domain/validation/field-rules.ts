@@ -301,7 +301,7 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.BackfillScheduleRequest.schedule_id': {},
   'ferry.v1.BackfillScheduleRequest.idempotency_key': { ...KEY_RULE, required: true },
   'ferry.v1.BackfillScheduleRequest.from': { required: true, format: 'date-time' },
-  'ferry.v1.BackfillScheduleRequest.to': { required: true, format: 'date-time', note: 'Not in the future; at most 1,000 of the timing\'s instants in the range.' },
+  'ferry.v1.BackfillScheduleRequest.to': { required: true, format: 'date-time' },
 
   ...budgetRules('Queue', 'Queues', 'name', QUEUE_RULE),
   ...budgetRules('FlowKey', 'FlowKeys', 'key', FLOW_KEY_RULE),
