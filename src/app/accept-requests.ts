@@ -36,6 +36,8 @@ export interface AcceptOptions {
 /** Whether an accept call got as far as writing requests, so its keys must not be freed for reuse. */
 interface Progress {
   inserting: boolean;
+  /** How many requests this call inserted itself (not found under their keys, nor stored by an earlier holder). */
+  inserted: number;
 }
 
 /**
@@ -67,6 +69,22 @@ export class AcceptRequests {
    * is counted in: a schedule's occurrence enqueued ahead of its instant is created as of that instant.
    */
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions = {}): Promise<Acceptance[]> {
+    return (await this.acceptCounted(project, callKey, items, options)).accepted;
+  }
+
+  /** `accept`, also answering how many of the requests this call created (the others existed under their keys). */
+  async acceptCounted(
+    project: Project,
+    callKey: KeyedCall | null,
+    items: readonly NewRequest[],
+    options: AcceptOptions = {},
+  ): Promise<{ accepted: Acceptance[]; inserted: number }> {
+    const progress: Progress = { inserting: false, inserted: 0 };
+    const accepted = await this.acceptWith(project, callKey, items, options, progress);
+    return { accepted, inserted: progress.inserted };
+  }
+
+  private async acceptWith(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions, progress: Progress): Promise<Acceptance[]> {
     const keyScope = options.keyScope ?? project.id;
     const at = Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY);
     // Where one process delivers everything (embedded), placement has nothing to decide: no per-item work.
@@ -74,7 +92,6 @@ export class AcceptRequests {
       this.placement === null
         ? planRequests(items.length, at)
         : planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
-    const progress: Progress = { inserting: false };
     const itemScope = options.itemKeyScope ?? project.id;
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress, itemScope);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);
@@ -142,6 +159,7 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item, index }) => this.toStored(project, item, identity[index]!));
         progress.inserting = true;
+        progress.inserted = stored.length;
         const noting = this.queues?.note(project.id, stored);
         await (noting === undefined ? this.requests.insertMany(stored) : Promise.all([this.requests.insertMany(stored), noting]));
         this.onAccepted(stored);

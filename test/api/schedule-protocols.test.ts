@@ -16,16 +16,20 @@ import { DEST, useFerry } from '../support/fixture.js';
 import { GrpcTestClient, grpcErrorDetail } from '../support/grpc-client.js';
 import { iso, minimal, newKey, scheduleProject, Schedules, type ScheduleDetail, type ScheduleSummary } from '../support/schedule-client.js';
 
-const STATUS: Record<number, string> = { [ScheduleStatus.ACTIVE]: 'active', [ScheduleStatus.PAUSED]: 'paused' };
+const STATUS: Record<number, string> = { [ScheduleStatus.ACTIVE]: 'active', [ScheduleStatus.PAUSED]: 'paused', [ScheduleStatus.ENDED]: 'ended' };
 const OUTCOME: Record<number, string | null> = {
   [RunOutcome.UNSPECIFIED]: null,
   [RunOutcome.ENQUEUED]: 'enqueued',
   [RunOutcome.SKIPPED_USAGE_LIMIT]: 'skipped_usage_limit',
+  [RunOutcome.SKIPPED_OVERLAP]: 'skipped_overlap',
+  [RunOutcome.MISSED]: 'missed',
+  [RunOutcome.TRIGGERED]: 'triggered',
+  [RunOutcome.BACKFILLED]: 'backfilled',
 };
 const time = (t: Timestamp | undefined) => (t === undefined ? null : iso(Number(timestampMs(t))));
 
 /** A gRPC schedule in the JSON API's shape, to compare the two protocols' answers field by field. */
-function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: ScheduleDetail['request'] } {
+function asJson(s: Schedule | GrpcSummary): ScheduleSummary & Partial<Pick<ScheduleDetail, 'request' | 'run_counts' | 'recent_runs'>> {
   const t = s.timing!;
   const summary: ScheduleSummary = {
     id: s.id,
@@ -39,10 +43,33 @@ function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: Schedu
     last_run_outcome: OUTCOME[s.lastRunOutcome] as ScheduleSummary['last_run_outcome'],
     created_at: time(s.createdAt)!,
     updated_at: time(s.updatedAt)!,
+    policy: {
+      overlap: s.policy!.overlap!,
+      max_runs: s.policy!.maxRuns ?? null,
+      jitter_seconds: s.policy!.jitterSeconds ?? 0,
+      pause_after_failures: s.policy!.pauseAfterFailures ?? null,
+    },
+    pause_reason: (s.pauseReason ?? null) as ScheduleSummary['pause_reason'],
   };
   if (!('request' in s) || s.request === undefined) return summary;
   const r = s.request;
-  return { ...summary, request: { url: r.url ?? '', body: r.body === undefined ? null : toJson(ValueSchema, r.body), headers: { ...r.headers }, retry: r.retry ?? 0, flow_keys: [...r.flowKeys], callbacks: r.callbacks === undefined ? null : { on_success: r.callbacks.onSuccess ?? null, on_failure: r.callbacks.onFailure ?? null } } };
+  const c = s.runCounts!;
+  return {
+    ...summary,
+    request: {
+      url: r.url ?? '',
+      body: r.body === undefined ? null : toJson(ValueSchema, r.body),
+      headers: { ...r.headers },
+      retry: r.retry ?? 0,
+      flow_keys: [...r.flowKeys],
+      callbacks: r.callbacks === undefined ? null : { on_success: r.callbacks.onSuccess ?? null, on_failure: r.callbacks.onFailure ?? null },
+      queue: r.queue ?? 'default',
+      timeout: r.timeout ?? '50s',
+      metadata: { ...r.metadata },
+    },
+    run_counts: { enqueued: c.enqueued, skipped_usage_limit: c.skippedUsageLimit, skipped_overlap: c.skippedOverlap, missed: c.missed, triggered: c.triggered, backfilled: c.backfilled },
+    recent_runs: s.recentRuns.map((x) => ({ run_at: time(x.runAt)!, request_id: x.requestId ?? null, outcome: OUTCOME[x.outcome]!, request_status: x.requestStatus ?? null })),
+  };
 }
 
 describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
@@ -70,9 +97,9 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     expect(summary).toMatchObject({ name: 'over gRPC', status: 'active', url: DEST, retry: 4, last_run_at: null, last_run_outcome: null });
 
     const http = await schedules.detail(summary.id);
-    const { request, ...httpSummary } = http;
+    const { request, run_counts: _counts, recent_runs: _recent, ...httpSummary } = http;
     expect(summary).toEqual(httpSummary);
-    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [], callbacks: null });
+    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: summary.id });
     if (!got.ok) throw got.error;

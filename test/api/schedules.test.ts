@@ -95,16 +95,16 @@ describe('schedules: create, read and list', () => {
     expect(res.body).toMatchObject({ success: true, error: null, meta: null });
     expect(res.body.data).toEqual({
       ...s,
-      request: { url: `${DEST}?q=1`, body, headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' }, retry: 19, flow_keys: [], callbacks: null },
+      request: { url: `${DEST}?q=1`, body, headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' }, retry: 19, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} },
     });
     expect(JSON.stringify(res.body)).not.toContain('Bearer secret');
 
     const text = await schedules.created({ name: 'text', timing: cron('0 0 * * *'), request: { url: DEST, body: 'just text' } });
-    expect((await schedules.detail(text.id)).request).toEqual({ url: DEST, body: 'just text', headers: {}, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(text.id)).request).toEqual({ url: DEST, body: 'just text', headers: {}, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     const bare = await schedules.created(minimal(DEST));
     expect(bare.retry).toBe(0);
-    expect((await schedules.detail(bare.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(bare.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
   });
 
   it('lists the project\'s schedules newest first as a plain array with meta null', async () => {
@@ -205,13 +205,13 @@ describe('schedules: update, pause, resume, delete', () => {
     const v2 = await schedules.patch(s.id, { request: { url: `${DEST}/v2`, body: { v: 2 } } });
     expect(v2.status).toBe(200);
     expect(v2.body.data).toMatchObject({ url: `${DEST}/v2`, retry: 0, next_run_at: s.next_run_at, timing: s.timing });
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v2`, body: { v: 2 }, headers: { 'X-Keep': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v2`, body: { v: 2 }, headers: { 'X-Keep': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     expect((await schedules.patch(s.id, { request: { url: `${DEST}/v3`, headers: {}, retry: 2 } })).status).toBe(200);
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-Keep': '[REDACTED]' }, retry: 2, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-Keep': '[REDACTED]' }, retry: 2, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     expect((await schedules.patch(s.id, { request: { url: `${DEST}/v3`, headers: { 'X-New': 'n' } } })).status).toBe(200);
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-New': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-New': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
   });
 
   it('pause answers 200 paused with next_run_at null, and again unchanged; resume makes it active at the next run from now', async () => {

@@ -1,4 +1,4 @@
-import { runTimes } from './next-run.js';
+import { nextRunAfter } from './next-run.js';
 import type { Timing } from './timing.js';
 
 /** The most instants one backfill may create. */
@@ -17,5 +17,8 @@ export function backfillInstants(timing: Timing, from: number, to: number, max =
     for (let t = first; t < to && out.length <= max; t += period) out.push(t);
     return out;
   }
-  return runTimes(timing, from - 1, max + 1).filter((t) => t < to);
+  const out: number[] = [];
+  // Walked up to `to` only: a sparse timing (once a year) must not be searched a thousand occurrences ahead.
+  for (let t = nextRunAfter(timing, from - 1); t !== null && t < to && out.length <= max; t = nextRunAfter(timing, t)) out.push(t);
+  return out;
 }

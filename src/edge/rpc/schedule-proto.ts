@@ -5,6 +5,7 @@ import type { SchedulePolicy as DomainPolicy } from '../../domain/schedule/polic
 import type { RunKind } from '../../domain/schedule/runs.js';
 import type { RequestStatus } from '../../domain/request.js';
 import type { SchedulePolicyInput } from '../../domain/validation/schedule-policy.js';
+import { formatDuration } from '../../domain/validation/durations.js';
 import type { Timing as DomainTiming } from '../../domain/schedule/timing.js';
 import type { TimingInput } from '../../domain/validation/timing.js';
 import type { CreateScheduleInput, ScheduleRequestInput as DomainRequestInput } from '../../domain/validation/schedule-input.js';
@@ -144,7 +145,7 @@ export function scheduleToProto(s: StoredSchedule, statuses: RunRequestStatuses 
       flowKeys: [...(s.request.flowKeys ?? [])],
       callbacks: callbacksToProto(s.request.callbacks ?? null),
       queue: s.request.queue,
-      timeout: `${s.request.timeoutSeconds}s`,
+      timeout: formatDuration(s.request.timeoutSeconds * 1000),
       metadata: { ...s.request.metadata },
     },
   });

@@ -165,6 +165,42 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
       expect((await store().update(PROJECT_A, s.id, 4, {})).version).toBe(5);
     });
 
+    it('keeps the policy, the pause reason, the run state and the request\'s queue, timeout and metadata, on insert and on update', async () => {
+      const runs = {
+        counts: { enqueued: 7, skipped_usage_limit: 1, skipped_overlap: 2, missed: 0, triggered: 3, backfilled: 40 },
+        recent: [
+          { at: T0 + MINUTE, requestId: null, outcome: 'skipped_overlap' as const },
+          { at: T0, requestId: 'req_x', outcome: 'enqueued' as const },
+        ],
+        buffered: T0 + 2 * MINUTE,
+        upcoming: T0 + 3 * MINUTE,
+        failureStreak: 2,
+        watched: ['req_x'],
+        backfilled: [[T0 - 60 * MINUTE, T0 - 30 * MINUTE] as const],
+      };
+      const s = aSchedule({
+        status: 'paused',
+        pauseReason: 'failures',
+        nextRunAt: null,
+        policy: { overlap: 'buffer_one', maxRuns: 12, jitterSeconds: 30, pauseAfterFailures: 3 },
+        runs,
+        request: { url: 'https://example.com/q', headers: [], body: null, retry: 1, flowKeys: [], callbacks: null, queue: 'billing.eu', timeoutSeconds: 300, metadata: { tenant: 'ä 7', 'a.b': '' } },
+      });
+      await store().insert(s);
+      expect(await store().get(PROJECT_A, s.id)).toStrictEqual(s);
+
+      const changed = await store().update(PROJECT_A, s.id, 1, {
+        status: 'active',
+        pauseReason: null,
+        policy: { overlap: 'allow_all', maxRuns: null, jitterSeconds: 0, pauseAfterFailures: null },
+        runs: { ...runs, buffered: null, upcoming: null, failureStreak: 0, watched: [] },
+        nextRunAt: T0 + 5 * MINUTE,
+      });
+      expect(await store().get(PROJECT_A, s.id)).toStrictEqual(changed);
+      expect(changed).toMatchObject({ status: 'active', pauseReason: null, policy: { overlap: 'allow_all', maxRuns: null }, runs: { buffered: null, failureStreak: 0 } });
+      expect(changed.request).toStrictEqual(s.request);
+    });
+
     it('refuses a stale version, a missing schedule or another project\'s with VersionConflict, changing nothing', async () => {
       const s = aSchedule();
       await store().insert(s);
