@@ -146,8 +146,9 @@ export class ScheduleCommands {
           const ended = isPastEnd(timing, patch.policy ?? current.policy, current.runs.counts.enqueued, next);
           patch.status = ended ? 'ended' : 'active';
           patch.nextRunAt = ended ? null : next;
-          if (ended || current.status === 'ended') patch.runs = { ...current.runs, buffered: null, upcoming: null };
         }
+        // The timer now follows the new timing or policy: an occurrence waiting under buffer_one is dropped.
+        patch.runs = { ...current.runs, buffered: null, upcoming: null };
       }
       return patch;
     });
