@@ -9,9 +9,10 @@ import type { SchedulerEvent } from './events.js';
 /**
  * While an occurrence waits under `buffer_one` for the previous one's request to end, its schedule's timer looks
  * again this often (or at the next occurrence, when that comes first). A request ends on the delivery side, which
- * tells the schedule nothing; a look is one read of that request.
+ * tells the schedule nothing; a look is one read of that request and one timer moved (on Cassandra, a timer row
+ * written and one deleted in the hour's bucket: looking every second would pile deletions up there).
  */
-export const BUFFER_LOOK_MS = 2_000;
+export const BUFFER_LOOK_MS = 5_000;
 
 /** What firing a due schedule decided, to be written with its conditional move (see `ScheduleFiring.moveOn`). */
 export interface FiringStep {
