@@ -10,6 +10,10 @@ import {
   ListSchedulesRequestSchema,
   ListSchedulesResponseSchema,
   ScheduleService,
+  TriggerScheduleRequestSchema,
+  TriggerScheduleResponseSchema,
+  BackfillScheduleRequestSchema,
+  BackfillScheduleResponseSchema,
 } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 import { RunOutcome, ScheduleStatus, type Schedule, type ScheduleSummary as GrpcSummary } from '../../src/gen/ferry/v1/schedules_pb.js';
 import { DEST, useFerry } from '../support/fixture.js';
@@ -159,6 +163,45 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     } finally {
       client.close();
     }
+  });
+
+  it('triggers and backfills over gRPC as over the JSON API: the policy sent, the key required, the counts read back alike', async () => {
+    const hour = 3_600_000;
+    const firstRun = Math.ceil((Date.now() + 60_000) / hour) * hour;
+    const created = await grpc.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+      idempotencyKey: newKey(),
+      name: 'runs over gRPC',
+      timing: { type: 'interval', everySeconds: 3600, startsAt: iso(firstRun) },
+      request: { url: DEST, queue: 'grpc.q', timeout: '30s', metadata: { via: 'grpc' } },
+      policy: { overlap: 'skip', maxRuns: 3 },
+    });
+    if (!created.ok) throw created.error;
+    const id = created.value.schedule!.id;
+    expect(asJson(created.value.schedule!).policy).toEqual({ overlap: 'skip', max_runs: 3, jitter_seconds: 0, pause_after_failures: null });
+
+    const noKey = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id });
+    expect(!noKey.ok && noKey.error.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    if (!noKey.ok) expect(grpcErrorDetail(noKey.error)).toEqual({ code: 'MISSING_FIELD', field: 'Idempotency-Key' });
+    const triggered = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id, idempotencyKey: newKey() });
+    if (!triggered.ok) throw triggered.error;
+    expect(triggered.value.acceptance!.id).toMatch(/^req_/);
+    const overlapping = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id, idempotencyKey: newKey() });
+    expect(!overlapping.ok && overlapping.error.code).toBe(GrpcStatus.FAILED_PRECONDITION);
+
+    const range = { scheduleId: id, idempotencyKey: newKey(), from: iso(firstRun - 5 * hour), to: iso(firstRun - 3 * hour) };
+    const backfilled = await grpc.call('BackfillSchedule', BackfillScheduleRequestSchema, BackfillScheduleResponseSchema, range);
+    if (!backfilled.ok) throw backfilled.error;
+    expect(backfilled.value.occurrences).toBe(2);
+    const again = await grpc.call('BackfillSchedule', BackfillScheduleRequestSchema, BackfillScheduleResponseSchema, { ...range, idempotencyKey: newKey() });
+    if (!again.ok) throw again.error;
+    expect(again.value.occurrences).toBe(0);
+
+    const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: id });
+    if (!got.ok) throw got.error;
+    const http = await schedules.detail(id);
+    expect(asJson(got.value.schedule!)).toEqual(http);
+    expect(http.run_counts).toMatchObject({ triggered: 1, backfilled: 2 });
+    expect(http.request).toMatchObject({ queue: 'grpc.q', timeout: '30s', metadata: { via: 'grpc' } });
   });
 
   it('maps a missing schedule and a missing key to NOT_FOUND and UNAUTHENTICATED', async () => {
