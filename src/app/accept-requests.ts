@@ -84,7 +84,13 @@ export class AcceptRequests {
     return { accepted, inserted: progress.inserted };
   }
 
-  private async acceptWith(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions, progress: Progress): Promise<Acceptance[]> {
+  private async acceptWith(
+    project: Project,
+    callKey: KeyedCall | null,
+    items: readonly NewRequest[],
+    options: AcceptOptions,
+    progress: Progress,
+  ): Promise<Acceptance[]> {
     const keyScope = options.keyScope ?? project.id;
     const at = Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY);
     // Where one process delivers everything (embedded), placement has nothing to decide: no per-item work.

@@ -60,7 +60,10 @@ export class FiringSteps {
         apply((r) => ({ ...withRun(r, { at: buffered, requestId: made.requestId, outcome: made.outcome }), buffered: null }));
       }
       const upcoming = runs.upcoming;
-      if (upcoming > now) return { fired: null, nextRunAt: this.timer(runs, upcoming, now), runs: (r) => ({ ...all(r), upcoming: runs.buffered === null ? null : upcoming }), stop: null };
+      if (upcoming > now) {
+        const stillWaiting = runs.buffered !== null;
+        return { fired: null, nextRunAt: this.timer(runs, upcoming, now), runs: (r) => ({ ...all(r), upcoming: stillWaiting ? upcoming : null }), stop: null };
+      }
       dueAt = upcoming;
       apply((r) => ({ ...r, upcoming: null }));
     }
