@@ -7,7 +7,7 @@ import { ScheduleOccurrences } from '../../src/app/schedule-occurrences.js';
 import { ScheduleRunCommands } from '../../src/app/schedule-run-commands.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { newScheduleId } from '../../src/domain/ids.js';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
 import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
 import type { Backend } from '../../src/ports/backend.js';

@@ -8,8 +8,6 @@ export interface SchedulePolicy {
   readonly pauseAfterFailures: number | null;
 }
 
-export const DEFAULT_SCHEDULE_POLICY: SchedulePolicy = { overlap: 'allow_all', maxRuns: null, jitterSeconds: 0, pauseAfterFailures: null };
-
 /** What an occurrence due now does, given whether the previous one's request is still active and one already waits. */
 export function overlapDecision(policy: SchedulePolicy, previousActive: boolean, bufferedWaiting: boolean): 'fire' | 'skip' | 'buffer' {
   if (!previousActive || policy.overlap === 'allow_all') return 'fire';

@@ -1,5 +1,6 @@
 import { FerryError } from '../errors.js';
-import { DEFAULT_SCHEDULE_POLICY, type SchedulePolicy } from '../schedule/policy.js';
+import type { SchedulePolicy } from '../schedule/policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../schedule/default-policy.js';
 import type { Timing } from '../schedule/timing.js';
 
 export interface SchedulePolicyInput {
