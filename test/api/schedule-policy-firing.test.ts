@@ -111,7 +111,8 @@ describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
     expect(first!.id).not.toBe(second!.id);
     // Created once the first had ended, not at its own instant.
     expect(Date.parse(second!.created_at)).toBeGreaterThanOrEqual(Date.parse(firstDone));
-    const after = await schedules.detail(buffer.id);
+    // The schedule records the run just after its request is stored.
+    const after = await when(schedules, buffer.id, (d) => d.run_counts.enqueued === 2, 10_000);
     expect(after.run_counts).toMatchObject({ enqueued: 2, skipped_overlap: 0 });
     expect(after.recent_runs.map((r) => [r.outcome, at(r.run_at)])).toEqual([
       ['enqueued', t1 + MINUTE],
