@@ -55,6 +55,8 @@ describe('schedules: create, read and list', () => {
       last_run_outcome: null,
       created_at: expect.stringMatching(UTC_TIMESTAMP),
       updated_at: expect.stringMatching(UTC_TIMESTAMP),
+      policy: { overlap: 'allow_all', max_runs: null, jitter_seconds: 0, pause_after_failures: null },
+      pause_reason: null,
     });
     expect(at(s.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(at(s.created_at)).toBeLessThanOrEqual(after + 1000);
@@ -96,6 +98,8 @@ describe('schedules: create, read and list', () => {
     expect(res.body.data).toEqual({
       ...s,
       request: { url: `${DEST}?q=1`, body, headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' }, retry: 19, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} },
+      run_counts: { enqueued: 0, skipped_usage_limit: 0, skipped_overlap: 0, missed: 0, triggered: 0, backfilled: 0 },
+      recent_runs: [],
     });
     expect(JSON.stringify(res.body)).not.toContain('Bearer secret');
 
@@ -221,7 +225,7 @@ describe('schedules: update, pause, resume, delete', () => {
     const paused = await schedules.pause(s.id);
     expect(paused.status).toBe(200);
     expect(Object.keys(paused.body.data).sort()).toEqual(SUMMARY_KEYS);
-    expect(paused.body.data).toEqual({ ...s, status: 'paused', next_run_at: null, updated_at: expect.stringMatching(UTC_TIMESTAMP) });
+    expect(paused.body.data).toEqual({ ...s, status: 'paused', pause_reason: 'user', next_run_at: null, updated_at: expect.stringMatching(UTC_TIMESTAMP) });
     const again = await schedules.pause(s.id);
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(paused.body.data);
