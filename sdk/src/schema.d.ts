@@ -425,6 +425,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/{schedule_id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** TriggerSchedule creates one occurrence's request now, outside the timing, also while paused. */
+        post: operations["TriggerSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** BackfillSchedule creates a request, due now, for each of the timing's past instants in a range, each instant once however often it is backfilled. */
+        post: operations["BackfillSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats": {
         parameters: {
             query?: never;
@@ -527,6 +561,27 @@ export interface components {
          * @enum {string}
          */
         AttemptStatus: "succeeded" | "failed" | "timed_out" | "errored";
+        /** @description BackfillScheduleRequest names the schedule and the range to backfill. */
+        BackfillScheduleBody: {
+            /**
+             * Format: date-time
+             * @description The RFC 3339 start of the range, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The RFC 3339 end of the range, exclusive; not in the future, and at most 1,000 instants after `from`.
+             */
+            to: string;
+        };
+        /** @description BackfillScheduleResponse tells how many requests the backfill created. */
+        BackfillScheduleResponse: {
+            /**
+             * Format: int32
+             * @description Requests created by this call; instants created before (by an earlier backfill) are not counted.
+             */
+            occurrences: number;
+        };
         /** @description BatchCreateRequestsRequest carries 1 to 100 request definitions. */
         BatchCreateRequestsBody: {
             /** @description The request definitions, in order. */
@@ -827,6 +882,8 @@ export interface components {
             timing: components["schemas"]["TimingWrite"];
             /** @description The request created at each occurrence. */
             request: components["schemas"]["ScheduleRequestInputWrite"];
+            /** @description How occurrences behave when they fire; the defaults when absent. */
+            policy?: components["schemas"]["SchedulePolicyWrite"];
         };
         /** @description `Timing` with `type` `cron`: `expression` and `timezone`, optionally `dst` and `starts_at` and `ends_at`; the other members are null. */
         CronTiming: {
@@ -900,7 +957,7 @@ export interface components {
              * @description The stable machine-readable code.
              * @enum {string}
              */
-            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_FLOW_KEY" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_BUDGET" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "BULK_ACTIONS_LIMIT" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "MALFORMED_REQUEST" | "UNAUTHENTICATED" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "REQUEST_COMPLETED" | "REQUEST_ACTIVE" | "SCHEDULE_ENDED" | "SCHEDULE_OVERLAP" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "INVALID_JSON" | "INVALID_PROTOBUF" | "UNKNOWN_FIELD" | "INVALID_FIELD" | "MISSING_FIELD" | "INVALID_URL" | "DESTINATION_NOT_ALLOWED" | "INVALID_METHOD" | "INVALID_RETRY" | "INVALID_DELAY" | "INVALID_DELIVER_AT" | "INVALID_TIMEOUT" | "INVALID_QUEUE" | "INVALID_FLOW_KEY" | "INVALID_HEADERS" | "INVALID_CONTENT_TYPE" | "INVALID_METADATA" | "INVALID_IDEMPOTENCY_KEY" | "INVALID_BATCH" | "INVALID_FILTER" | "INVALID_LIMIT" | "INVALID_CURSOR" | "INVALID_NAME" | "INVALID_TIMING" | "INVALID_BUDGET" | "INVALID_STORED_DEFINITION" | "MONTHLY_ALLOWANCE_EXCEEDED" | "SCHEDULE_ALLOWANCE_EXCEEDED" | "BULK_ACTIONS_LIMIT" | "HEADERS_TOO_LARGE" | "STORAGE_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description A human-readable explanation; not stable. */
             message: string;
             /** @description The input field at fault as a JSON path such as `requests[2].url`, or null. */
@@ -1123,6 +1180,20 @@ export interface components {
              * @description The most attempts started at once after an idle spell, at least 1; `limit` when absent.
              */
             burst?: number;
+        };
+        /** @description RecentRun is one of a schedule's latest occurrences, triggers and backfilled instants. */
+        RecentRun: {
+            /**
+             * Format: date-time
+             * @description The occurrence's instant; for a trigger, when it was asked.
+             */
+            run_at: string;
+            /** @description The request it created; absent when it created none. */
+            request_id: string | null;
+            /** @description What happened. */
+            outcome: components["schemas"]["RunOutcome"];
+            /** @description The request's status now; absent when it created none or the request is no longer kept. */
+            request_status: string | null;
         };
         /** @description Request is the full detail of one request. Stored bodies and header values are never returned. */
         Request: {
@@ -1358,13 +1429,50 @@ export interface components {
              */
             backoff?: "exponential";
         };
+        /** @description RunCounts counts what a schedule's occurrences did, and the requests it made outside its timing. */
+        RunCounts: {
+            /**
+             * Format: int32
+             * @description Occurrences of the timing that created a request.
+             */
+            enqueued: number;
+            /**
+             * Format: int32
+             * @description Occurrences skipped because the monthly allowance was reached.
+             */
+            skipped_usage_limit: number;
+            /**
+             * Format: int32
+             * @description Occurrences skipped by the overlap policy.
+             */
+            skipped_overlap: number;
+            /**
+             * Format: int32
+             * @description Occurrences missed while Ferry was down.
+             */
+            missed: number;
+            /**
+             * Format: int32
+             * @description Requests made by trigger calls.
+             */
+            triggered: number;
+            /**
+             * Format: int32
+             * @description Requests made by backfill calls.
+             */
+            backfilled: number;
+        };
         /**
          * @description RunOutcome is what happened at a schedule's latest occurrence.
          *     - `enqueued`: The occurrence created a request.
          *     - `skipped_usage_limit`: The occurrence was skipped because the monthly allowance was reached.
+         *     - `skipped_overlap`: The occurrence was skipped because the previous occurrence's request was still active (overlap policy).
+         *     - `missed`: The occurrence was missed: Ferry was down over it for longer than it may be fired late (recent runs only).
+         *     - `triggered`: A request made now by a trigger call, outside the timing (recent runs only).
+         *     - `backfilled`: A request made for a past instant by a backfill call (recent runs only).
          * @enum {string}
          */
-        RunOutcome: "enqueued" | "skipped_usage_limit";
+        RunOutcome: "enqueued" | "skipped_usage_limit" | "skipped_overlap" | "missed" | "triggered" | "backfilled";
         /** @description Schedule is a recurring schedule with its request definition, as a detail read answers it. */
         Schedule: {
             /** @description The schedule ID, `sch_` followed by an opaque string. */
@@ -1373,7 +1481,7 @@ export interface components {
             name: string;
             /** @description When the schedule fires. */
             timing: components["schemas"]["Timing"];
-            /** @description `active` or `paused`. */
+            /** @description `active`, `paused` or `ended`. */
             status: components["schemas"]["ScheduleStatus"];
             /** @description The destination URL. */
             url: string;
@@ -1406,11 +1514,62 @@ export interface components {
             updated_at: string;
             /** @description The complete request definition, with header values shown as `[REDACTED]`. */
             request: components["schemas"]["ScheduleRequestInput"];
+            /** @description How occurrences behave when they fire, with every default filled in. */
+            policy: components["schemas"]["SchedulePolicy"];
+            /** @description While paused: `user` (paused by a call) or `failures` (by its policy after consecutive failed occurrences). */
+            pause_reason: string | null;
+            /** @description What the schedule's occurrences did, and the requests it made outside its timing. */
+            run_counts: components["schemas"]["RunCounts"];
+            /** @description The latest 10 occurrences, triggers and backfilled instants, latest recorded first. */
+            recent_runs: components["schemas"]["RecentRun"][];
         };
         /** @description SchedulePage tells a paged list call where the next page starts. */
         SchedulePage: {
             /** @description The cursor of the next page; absent on the last page. */
             next_cursor: string | null;
+        };
+        /** @description SchedulePolicy says how occurrences behave when they fire. */
+        SchedulePolicy: {
+            /** @description `allow_all` (default): every occurrence creates a request; `skip`: an occurrence due while the previous occurrence's request is active is skipped; `buffer_one`: one such occurrence waits and is created when the previous request ends, any further one is skipped. */
+            overlap: string | null;
+            /**
+             * Format: int32
+             * @description After this many occurrences of the timing created requests, the schedule ends; no limit when absent.
+             */
+            max_runs: number | null;
+            /**
+             * Format: int32
+             * @description Each occurrence's request is delayed by a deterministic 0 to this many seconds; 0 when absent.
+             */
+            jitter_seconds: number | null;
+            /**
+             * Format: int32
+             * @description After this many consecutive occurrences whose requests failed, the schedule pauses (1 to 100); never when absent.
+             */
+            pause_after_failures: number | null;
+        };
+        /** @description SchedulePolicy says how occurrences behave when they fire. */
+        SchedulePolicyWrite: {
+            /**
+             * @description `allow_all` (default): every occurrence creates a request; `skip`: an occurrence due while the previous occurrence's request is active is skipped; `buffer_one`: one such occurrence waits and is created when the previous request ends, any further one is skipped.
+             * @enum {string}
+             */
+            overlap?: "allow_all" | "skip" | "buffer_one";
+            /**
+             * Format: int32
+             * @description After this many occurrences of the timing created requests, the schedule ends; no limit when absent.
+             */
+            max_runs?: number;
+            /**
+             * Format: int32
+             * @description Each occurrence's request is delayed by a deterministic 0 to this many seconds; 0 when absent. Shorter than the shortest gap between two occurrences.
+             */
+            jitter_seconds?: number;
+            /**
+             * Format: int32
+             * @description After this many consecutive occurrences whose requests failed, the schedule pauses (1 to 100); never when absent.
+             */
+            pause_after_failures?: number;
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInput: {
@@ -1431,6 +1590,14 @@ export interface components {
             flow_keys: string[];
             /** @description Where the ending of every request the schedule creates is reported; none when absent. */
             callbacks: components["schemas"]["Callbacks"] | null;
+            /** @description The queue of every request the schedule creates, 1 to 64 characters; `default` when absent. */
+            queue: string | null;
+            /** @description The per-attempt timeout of every request the schedule creates, 1s through 5m in whole seconds or minutes; 50s when absent. */
+            timeout: string | null;
+            /** @description Metadata every request the schedule creates carries, by the rules of a single create; none when absent. */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /** @description ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST. */
         ScheduleRequestInputWrite: {
@@ -1454,14 +1621,23 @@ export interface components {
             flow_keys?: string[];
             /** @description Where the ending of every request the schedule creates is reported; none when absent. At least one of `on_success` and `on_failure`. */
             callbacks?: components["schemas"]["CallbacksWrite"];
+            /** @description The queue of every request the schedule creates, 1 to 64 characters; `default` when absent. */
+            queue?: string;
+            /** @description The per-attempt timeout of every request the schedule creates, 1s through 5m in whole seconds or minutes; 50s when absent. The pattern checks the spelling; the range is checked beyond it. */
+            timeout?: string;
+            /** @description Metadata every request the schedule creates carries, by the rules of a single create; none when absent. At most 16384 bytes in all (`x-ferry-max-bytes`). Each value at most 1024 bytes of UTF-8. Keys and values count together against the byte limit. */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         /**
          * @description ScheduleStatus tells whether a schedule creates requests.
          *     - `active`: Occurrences fire and create requests.
          *     - `paused`: No occurrence fires until the schedule is resumed.
+         *     - `ended`: The run limit was reached or the timing fires no more; no occurrence ever fires again.
          * @enum {string}
          */
-        ScheduleStatus: "active" | "paused";
+        ScheduleStatus: "active" | "paused" | "ended";
         /** @description ScheduleSummary is a recurring schedule as lists and changes answer it: everything but the request definition. */
         ScheduleSummary: {
             /** @description The schedule ID, `sch_` followed by an opaque string. */
@@ -1470,7 +1646,7 @@ export interface components {
             name: string;
             /** @description When the schedule fires. */
             timing: components["schemas"]["Timing"];
-            /** @description `active` or `paused`. */
+            /** @description `active`, `paused` or `ended`. */
             status: components["schemas"]["ScheduleStatus"];
             /** @description The destination URL. */
             url: string;
@@ -1501,6 +1677,10 @@ export interface components {
              * @description When the schedule last changed.
              */
             updated_at: string;
+            /** @description How occurrences behave when they fire, with every default filled in. */
+            policy: components["schemas"]["SchedulePolicy"];
+            /** @description While paused: `user` (paused by a call) or `failures` (by its policy after consecutive failed occurrences). */
+            pause_reason: string | null;
         };
         /** @description SetFlowKeyLimitsRequest is the whole new configuration of a flow key. */
         SetFlowKeyLimitsBody: {
@@ -1624,6 +1804,8 @@ export interface components {
             timing?: components["schemas"]["TimingWrite"];
             /** @description The complete new request definition; omitted headers keep the stored ones. */
             request?: components["schemas"]["ScheduleRequestInputWrite"];
+            /** @description The new policy, as a whole: its absent members take their defaults. */
+            policy?: components["schemas"]["SchedulePolicyWrite"];
         };
         /** @description Usage is how much of its allowances a project has used. */
         Usage: {
@@ -1733,6 +1915,8 @@ export interface components {
          *     - `IDEMPOTENCY_KEY_IN_USE`: Another call with this idempotency key is still in progress; retry shortly.
          *     - `REQUEST_COMPLETED`: The request already succeeded or failed and cannot be cancelled.
          *     - `REQUEST_ACTIVE`: Only completed or cancelled requests can be replayed.
+         *     - `SCHEDULE_ENDED`: The schedule has ended (its run limit or the end of its timing) and cannot be resumed or triggered.
+         *     - `SCHEDULE_OVERLAP`: The schedule's overlap policy is skip or buffer_one and its previous occurrence's request is still active.
          */
         Conflict: {
             headers: {
@@ -3207,6 +3391,100 @@ export interface operations {
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             422: components["responses"]["UnprocessableContent"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    TriggerSchedule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The idempotency key, required, 1 to 255 bytes: the same key answers the same request. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The schedule ID. */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Carries the request the trigger created. */
+            202: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Acceptance"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    BackfillSchedule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The idempotency key, required, 1 to 255 bytes. At most 255 bytes of UTF-8 (`x-ferry-max-bytes`); `maxLength` counts characters. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description The schedule ID. */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillScheduleBody"];
+            };
+        };
+        responses: {
+            /** @description Tells how many requests the backfill created. */
+            202: {
+                headers: {
+                    "Ferry-Request-Id": components["headers"]["Ferry-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["BackfillScheduleResponse"];
+                        error: null;
+                        meta: null;
+                        request_id: components["schemas"]["RequestId"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["Error"];

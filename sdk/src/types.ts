@@ -69,6 +69,14 @@ export type Schedule = Schemas['Schedule'];
 export type ScheduleInput = Schemas['CreateScheduleBody'];
 /** The changes to a schedule, as given to `schedules.update`; at least one field is needed. */
 export type ScheduleUpdate = Schemas['UpdateScheduleBody'];
+/** How a schedule's occurrences behave when they fire, as a schedule reads back. */
+export type SchedulePolicy = Schemas['SchedulePolicy'];
+/** One of a schedule's latest occurrences, triggers and backfilled instants. */
+export type RecentRun = Schemas['RecentRun'];
+/** The range of a backfill: the timing's instants in `[from, to)`. */
+export type BackfillRange = Schemas['BackfillScheduleBody'];
+/** What a backfill created. */
+export type BackfillResult = Schemas['BackfillScheduleResponse'];
 /**
  * When a schedule fires: a cron expression in a time zone, or a fixed interval. `type` tells the two apart, and each
  * takes only its own members. A timing read back from a schedule (where the other type's members are null) can be

@@ -29,11 +29,15 @@ export interface AcceptOptions {
   readonly keyScope?: string;
   /** The moment the requests are created as of, when later than now. */
   readonly createdAt?: number;
+  /** The namespace of the items' own keys; the project's keys by default (a schedule's backfilled instants: its ID). */
+  readonly itemKeyScope?: string;
 }
 
 /** Whether an accept call got as far as writing requests, so its keys must not be freed for reuse. */
 interface Progress {
   inserting: boolean;
+  /** How many requests this call inserted itself (not found under their keys, nor stored by an earlier holder). */
+  inserted: number;
 }
 
 /**
@@ -65,6 +69,28 @@ export class AcceptRequests {
    * is counted in: a schedule's occurrence enqueued ahead of its instant is created as of that instant.
    */
   async accept(project: Project, callKey: KeyedCall | null, items: readonly NewRequest[], options: AcceptOptions = {}): Promise<Acceptance[]> {
+    return (await this.acceptCounted(project, callKey, items, options)).accepted;
+  }
+
+  /** `accept`, also answering how many of the requests this call created (the others existed under their keys). */
+  async acceptCounted(
+    project: Project,
+    callKey: KeyedCall | null,
+    items: readonly NewRequest[],
+    options: AcceptOptions = {},
+  ): Promise<{ accepted: Acceptance[]; inserted: number }> {
+    const progress: Progress = { inserting: false, inserted: 0 };
+    const accepted = await this.acceptWith(project, callKey, items, options, progress);
+    return { accepted, inserted: progress.inserted };
+  }
+
+  private async acceptWith(
+    project: Project,
+    callKey: KeyedCall | null,
+    items: readonly NewRequest[],
+    options: AcceptOptions,
+    progress: Progress,
+  ): Promise<Acceptance[]> {
     const keyScope = options.keyScope ?? project.id;
     const at = Math.max(this.clock.now(), options.createdAt ?? Number.NEGATIVE_INFINITY);
     // Where one process delivers everything (embedded), placement has nothing to decide: no per-item work.
@@ -72,13 +98,13 @@ export class AcceptRequests {
       this.placement === null
         ? planRequests(items.length, at)
         : planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
-    const progress: Progress = { inserting: false };
-    if (callKey === null) return this.acceptItems(project, items, planned, false, progress);
+    const itemScope = options.itemKeyScope ?? project.id;
+    if (callKey === null) return this.acceptItems(project, items, planned, false, progress, itemScope);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);
     if (call !== undefined && !call.claimed) return JSON.parse(call.outcome) as Acceptance[];
     const resumed = call?.claimed === true ? decodePlan(call.resumed, items.length) : null;
     try {
-      const accepted = await this.acceptItems(project, items, resumed ?? planned, resumed !== null, progress);
+      const accepted = await this.acceptItems(project, items, resumed ?? planned, resumed !== null, progress, itemScope);
       await this.guard.complete(keyScope, [{ key: callKey.key, outcome: JSON.stringify(accepted) }]);
       return accepted;
     } catch (err) {
@@ -93,10 +119,11 @@ export class AcceptRequests {
     planned: readonly PlannedRequest[],
     resumedAll: boolean,
     progress: Progress,
+    itemScope: string,
   ): Promise<Acceptance[]> {
     const keyed = items.flatMap((item, index) => (item.itemKey ? [{ index, call: item.itemKey }] : []));
     const plans = keyed.map((k) => encodePlan([planned[k.index]!]));
-    const acquired = keyed.length > 0 ? await this.guard.acquire(project.id, keyed.map((k) => k.call), plans) : [];
+    const acquired = keyed.length > 0 ? await this.guard.acquire(itemScope, keyed.map((k) => k.call), plans) : [];
     const results: Array<Acceptance | undefined> = items.map(() => undefined);
     const identity = [...planned];
     const resumed = items.map(() => resumedAll);
@@ -138,6 +165,7 @@ export class AcceptRequests {
         reserved = fresh.length;
         const stored = fresh.map(({ item, index }) => this.toStored(project, item, identity[index]!));
         progress.inserting = true;
+        progress.inserted = stored.length;
         const noting = this.queues?.note(project.id, stored);
         await (noting === undefined ? this.requests.insertMany(stored) : Promise.all([this.requests.insertMany(stored), noting]));
         this.onAccepted(stored);
@@ -146,7 +174,7 @@ export class AcceptRequests {
     } catch (err) {
       // Units of an insert that may have landed stay counted: the allowance is never undercounted.
       if (reserved > 0 && !progress.inserting) this.allowance.giveBack(project.id, period, reserved);
-      await this.letGo(project.id, claimedKeys, progress.inserting || resumed.some(Boolean));
+      await this.letGo(itemScope, claimedKeys, progress.inserting || resumed.some(Boolean));
       throw err;
     }
     const accepted = results as Acceptance[];
@@ -154,9 +182,9 @@ export class AcceptRequests {
       .filter((k) => claimedKeys.includes(k.call.key))
       .map((k) => ({ key: k.call.key, outcome: JSON.stringify(accepted[k.index]) }));
     try {
-      await this.guard.complete(project.id, outcomes);
+      await this.guard.complete(itemScope, outcomes);
     } catch (err) {
-      await this.letGo(project.id, claimedKeys, true);
+      await this.letGo(itemScope, claimedKeys, true);
       throw err;
     }
     return accepted;

@@ -5,10 +5,13 @@ import { newScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
 import { revisedAt, scheduleAsOf, takeBackPatch } from '../domain/schedule/enqueued-ahead.js';
 import { nextRunAfter } from '../domain/schedule/next-run.js';
+import { isPastEnd } from '../domain/schedule/policy.js';
+import { EMPTY_RUN_STATE } from '../domain/schedule/runs.js';
 import type { SchedulePatch, StoredSchedule } from '../domain/schedule/schedule.js';
 import {
   validateCreateSchedule,
   validateIdempotencyKey,
+  validateSchedulePolicy,
   validateUpdateSchedule,
   type CreateScheduleInput,
   type UpdateScheduleInput,
@@ -96,7 +99,10 @@ export class ScheduleCommands {
         name: valid.name,
         timing: valid.timing,
         status: 'active',
+        pauseReason: null,
+        policy: valid.policy,
         request: valid.request,
+        runs: EMPTY_RUN_STATE,
         nextRunAt: nextRunAfter(valid.timing, now),
         lastRunAt: null,
         lastRunOutcome: null,
@@ -127,27 +133,58 @@ export class ScheduleCommands {
       const patch: { -readonly [K in keyof SchedulePatch]: SchedulePatch[K] } = {};
       if (valid.name !== undefined) patch.name = valid.name;
       if (valid.request !== undefined) patch.request = { ...valid.request, headers: valid.request.headers ?? current.request.headers };
-      if (valid.timing !== undefined) {
-        patch.timing = valid.timing;
-        // The next timer is replaced; a paused schedule gets one when it is resumed.
-        if (current.status === 'active') patch.nextRunAt = nextRunAfter(valid.timing, now);
+      const timing = valid.timing ?? current.timing;
+      // The policy is checked against the timing the schedule will have (jitter within its gaps).
+      if (valid.policy !== undefined) patch.policy = validateSchedulePolicy(valid.policy, timing, now);
+      if (valid.timing !== undefined) patch.timing = valid.timing;
+      if (valid.timing !== undefined || valid.policy !== undefined) {
+        const next = nextRunAfter(timing, now);
+        // The next timer is replaced; a paused schedule gets one when it is resumed. An ended one whose new timing
+        // or policy lets it run again is active again.
+        if (current.status === 'active') patch.nextRunAt = next;
+        if (current.status !== 'paused') {
+          const ended = isPastEnd(timing, patch.policy ?? current.policy, current.runs.counts.enqueued, next);
+          patch.status = ended ? 'ended' : 'active';
+          patch.nextRunAt = ended ? null : next;
+        }
+        // The timer now follows the new timing or policy: an occurrence waiting under buffer_one is dropped.
+        patch.runs = { ...current.runs, buffered: null, upcoming: null };
       }
       return patch;
     });
   }
 
-  /** Pausing a paused schedule changes nothing; an occurrence fired ahead of its instant is withdrawn. */
+  /**
+   * Pausing a paused or ended schedule changes nothing; an occurrence fired ahead of its instant is withdrawn, and
+   * one waiting under `buffer_one` is dropped. A schedule paused after failures and paused again is paused by the
+   * caller from then on.
+   */
   pause(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
-    return this.change(project, scheduleId, now, (current) => (current.status === 'paused' ? null : { status: 'paused', nextRunAt: null }));
+    return this.change(project, scheduleId, now, (current) => {
+      if (current.status === 'ended' || (current.status === 'paused' && current.pauseReason === 'user')) return null;
+      return { status: 'paused', pauseReason: 'user', nextRunAt: null, runs: { ...current.runs, buffered: null, upcoming: null } };
+    });
   }
 
-  /** The next occurrence after now: the time it spent paused is not caught up. Resuming an active one changes nothing. */
+  /**
+   * The next occurrence after now: the time it spent paused is not caught up, and the failure streak starts again.
+   * Resuming an active one changes nothing; an ended one cannot be resumed.
+   */
   resume(project: Project, scheduleId: string): Promise<StoredSchedule> {
     const now = this.clock.now();
-    return this.change(project, scheduleId, now, (current) =>
-      current.status === 'active' ? null : { status: 'active', nextRunAt: nextRunAfter(current.timing, now) },
-    );
+    return this.change(project, scheduleId, now, (current) => {
+      if (current.status === 'ended') throw new FerryError('SCHEDULE_ENDED', `Schedule ${current.id} has ended; it cannot be resumed.`);
+      if (current.status === 'active') return null;
+      const next = nextRunAfter(current.timing, now);
+      const ended = isPastEnd(current.timing, current.policy, current.runs.counts.enqueued, next);
+      return {
+        status: ended ? 'ended' : 'active',
+        pauseReason: null,
+        nextRunAt: ended ? null : next,
+        runs: { ...current.runs, failureStreak: 0, watched: [], buffered: null, upcoming: null },
+      };
+    });
   }
 
   /**

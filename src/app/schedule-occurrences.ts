@@ -2,9 +2,10 @@ import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import type { Project } from '../domain/project.js';
+import type { Acceptance } from '../domain/request.js';
 import { occurrenceCreatedAt } from '../domain/schedule/enqueued-ahead.js';
-import type { RunOutcome, StoredSchedule } from '../domain/schedule/schedule.js';
-import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../domain/validation/index.js';
+import type { FiredOccurrence } from '../domain/schedule/runs.js';
+import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import type { ProjectStore } from '../ports/projects.js';
 import type { AcceptRequests, NewRequest } from './accept-requests.js';
 
@@ -35,18 +36,48 @@ export class ScheduleOccurrences {
    * Creates the request of `schedule`'s occurrence at `at`, due at that instant and created as of it when enqueued
    * ahead (see `enqueued-ahead.ts`); skipped when the monthly allowance is reached.
    */
-  async fire(schedule: StoredSchedule, at: number): Promise<RunOutcome> {
+  async fire(schedule: StoredSchedule, at: number): Promise<FiredOccurrence> {
     const project = await this.project(schedule.projectId);
     const revision = schedule.updatedAt;
     const key = { key: occurrenceKey(at, revision), fingerprint: fingerprint('occurrence', [schedule.id, at, revision]), field: 'schedule' };
     const options = { keyScope: schedule.id, createdAt: occurrenceCreatedAt(at, this.clock.now()) };
     try {
-      await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], options);
-      return 'enqueued';
+      const [accepted] = await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], options);
+      return { outcome: 'enqueued', requestId: accepted!.id };
     } catch (err) {
-      if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return 'skipped_usage_limit';
+      if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return { outcome: 'skipped_usage_limit', requestId: null };
       throw err;
     }
+  }
+
+  /**
+   * One request now, outside the timing, under the caller's key in the schedule's scope (apart from the keys of
+   * occurrences and backfills by its prefix). Over the monthly allowance it fails as any create does.
+   */
+  async trigger(project: Project, schedule: StoredSchedule, callerKey: string): Promise<Acceptance> {
+    const key = { key: `trigger:${callerKey}`, fingerprint: fingerprint('trigger', [schedule.id]), field: 'Idempotency-Key' };
+    const [accepted] = await this.acceptor.accept(project, key, [occurrenceRequest(schedule, null)], { keyScope: schedule.id });
+    return accepted!;
+  }
+
+  /**
+   * One request per instant, due now, each under a key made of the schedule and the instant alone: an instant
+   * backfilled again (a retry, a second call, a racing process, a restart after kill -9) finds its request instead of
+   * creating another. Answers the requests in the order of `instants`, and how many of them this call created.
+   */
+  async backfill(project: Project, schedule: StoredSchedule, instants: readonly number[]): Promise<{ accepted: Acceptance[]; created: number }> {
+    const accepted: Acceptance[] = [];
+    let created = 0;
+    for (let i = 0; i < instants.length; i += BACKFILL_CHUNK) {
+      const items = instants.slice(i, i + BACKFILL_CHUNK).map((at) => ({
+        ...occurrenceRequest(schedule, null),
+        itemKey: { key: backfillKey(at), fingerprint: fingerprint('backfill', [schedule.id, at]), field: 'instant' },
+      }));
+      const chunk = await this.acceptor.acceptCounted(project, null, items, { itemKeyScope: schedule.id });
+      accepted.push(...chunk.accepted);
+      created += chunk.inserted;
+    }
+    return { accepted, created };
   }
 
   private async project(id: string): Promise<Project> {
@@ -66,9 +97,20 @@ export function occurrenceKey(at: number, revision: number): string {
   return `occurrence:${at}:${revision}`;
 }
 
-/** Every occurrence is a POST of the schedule's JSON body, with its headers, retry budget and flow keys. */
-function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
-  const { url, headers, body, retry, flowKeys, callbacks } = s.request;
+/** The key of the backfilled instant `at`, in the scope of the schedule's ID; no revision: an instant is backfilled once. */
+export function backfillKey(at: number): string {
+  return `backfill:${at}`;
+}
+
+/** Backfilled requests accepted per call: the size of a batch. */
+const BACKFILL_CHUNK = 100;
+
+/**
+ * Every occurrence is a POST of the schedule's JSON body, with its headers, retry budget, flow keys, queue, timeout
+ * and metadata; due at its instant, or at once (`at` null).
+ */
+function occurrenceRequest(s: StoredSchedule, at: number | null): NewRequest {
+  const { url, headers, body, retry, flowKeys, callbacks, queue, timeoutSeconds, metadata } = s.request;
   return {
     definition: {
       url,
@@ -77,10 +119,10 @@ function occurrenceRequest(s: StoredSchedule, at: number): NewRequest {
       body,
       contentType: body === null ? null : 'application/json',
       maxAttempts: retry + 1,
-      timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
-      queue: DEFAULT_QUEUE,
+      timeoutSeconds,
+      queue,
       flowKeys: flowKeys ?? [],
-      metadata: {},
+      metadata: { ...metadata },
       callbacks: callbacks ?? null,
     },
     deliverAt: at,

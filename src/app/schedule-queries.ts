@@ -4,13 +4,14 @@ import { FerryError, quoteInput } from '../domain/errors.js';
 import { fingerprint } from '../domain/fingerprint.js';
 import { isScheduleId } from '../domain/ids.js';
 import type { Project } from '../domain/project.js';
-import { scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 import { jitterDelayMs } from '../domain/schedule/jitter.js';
 import { runDetails, type RunDst } from '../domain/schedule/next-run.js';
-import type { SchedulePolicy } from '../domain/schedule/policy.js';
 import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import { validatePreview, validateScheduleListLimit, type PreviewInput } from '../domain/validation/index.js';
 import type { ScheduleStore } from '../ports/schedules.js';
+import type { RequestStore } from '../ports/requests.js';
+import type { RequestStatus } from '../domain/request.js';
+import { existsAt, scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 
 /** One previewed occurrence: when it fires (`at`), the instant of the timing it belongs to, and its DST label. */
 export interface PreviewRun {
@@ -40,6 +41,8 @@ export class ScheduleQueries {
     private readonly schedules: ScheduleStore,
     private readonly clock: Clock,
     private readonly cursorSecret: Uint8Array,
+    /** Where the detail reads the statuses of its recent runs' requests. */
+    private readonly requests: RequestStore | null = null,
   ) {}
 
   /** Every schedule, newest first; one page of them when `limit` or `cursor` is given. */
@@ -70,6 +73,18 @@ export class ScheduleQueries {
     return scheduleAsOf(await visibleSchedule(this.schedules, project, scheduleId), this.clock.now());
   }
 
+  /** The schedule and the status of each of its recent runs' requests that is still kept (at most ten reads). */
+  async detail(project: Project, scheduleId: string): Promise<{ schedule: StoredSchedule; statuses: Map<string, RequestStatus> }> {
+    const now = this.clock.now();
+    const schedule = await this.get(project, scheduleId);
+    const statuses = new Map<string, RequestStatus>();
+    if (this.requests === null) return { schedule, statuses };
+    const ids = schedule.runs.recent.flatMap((r) => (r.requestId === null ? [] : [r.requestId]));
+    const found = await Promise.all(ids.map((id) => this.requests!.get(project.id, id)));
+    for (const r of found) if (r !== null && existsAt(r, now)) statuses.set(r.id, r.status);
+    return { schedule, statuses };
+  }
+
   /**
    * The next occurrences of a timing, or of a saved schedule of the project with its jitter applied, by exactly the
    * rules that fire schedules; nothing is stored.
@@ -78,7 +93,7 @@ export class ScheduleQueries {
     const valid = validatePreview(input, this.clock.now());
     if (valid.timing !== null) return runDetails(valid.timing, valid.after, valid.count).map((r) => ({ at: r.instant, ...r }));
     const schedule = await visibleSchedule(this.schedules, project, valid.scheduleId);
-    const jitterSeconds = jitterSecondsOf(schedule);
+    const jitterSeconds = schedule.policy.jitterSeconds;
     // One more than asked: each occurrence's jitter stays short of the one after it.
     const runs = runDetails(schedule.timing, valid.after, valid.count + 1);
     return runs.slice(0, valid.count).map((r, i) => ({
@@ -87,14 +102,6 @@ export class ScheduleQueries {
       dst: r.dst,
     }));
   }
-}
-
-/**
- * A saved schedule's jitter. TODO(join): read `s.policy.jitterSeconds` directly once `StoredSchedule` carries its
- * `policy: SchedulePolicy` (stored by the schedule policy storage change); until then a schedule without one has none.
- */
-function jitterSecondsOf(s: StoredSchedule): number {
-  return (s as StoredSchedule & { readonly policy?: SchedulePolicy }).policy?.jitterSeconds ?? 0;
 }
 
 /** The schedule when it exists in the project; a malformed ID and another project's schedule are the same 404. */

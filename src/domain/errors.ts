@@ -13,6 +13,8 @@ export const ERROR_CATALOGUE = {
   IDEMPOTENCY_KEY_IN_USE: { status: 409, rpc: 'aborted', summary: 'Another call with this idempotency key is still in progress; retry shortly.' },
   REQUEST_COMPLETED: { status: 409, rpc: 'failed_precondition', summary: 'The request already succeeded or failed and cannot be cancelled.' },
   REQUEST_ACTIVE: { status: 409, rpc: 'failed_precondition', summary: 'Only completed or cancelled requests can be replayed.' },
+  SCHEDULE_ENDED: { status: 409, rpc: 'failed_precondition', summary: 'The schedule has ended (its run limit or the end of its timing) and cannot be resumed or triggered.' },
+  SCHEDULE_OVERLAP: { status: 409, rpc: 'failed_precondition', summary: 'The schedule\'s overlap policy is skip or buffer_one and its previous occurrence\'s request is still active.' },
   PAYLOAD_TOO_LARGE: { status: 413, rpc: 'resource_exhausted', summary: 'A body or structured request is over its size limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, rpc: 'unimplemented', summary: 'The body\'s Content-Type or Content-Encoding is not one this path reads (request bodies take no content coding).' },
   INVALID_JSON: { status: 422, rpc: 'invalid_argument', summary: 'The body is not valid JSON or not of the expected JSON type.' },

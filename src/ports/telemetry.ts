@@ -60,7 +60,7 @@ export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'canc
 /** How an attempt's exchange ended (`AttemptRecord.status`). */
 export type AttemptResult = 'succeeded' | 'failed' | 'timed_out' | 'errored';
 /** What became of a schedule's occurrence. */
-export type OccurrenceOutcome = 'enqueued' | 'skipped_usage_limit' | 'missed' | 'failed';
+export type OccurrenceOutcome = 'enqueued' | 'skipped_usage_limit' | 'skipped_overlap' | 'missed' | 'failed';
 /** Where a request entered the accept path. */
 export type AcceptEndpoint = 'send' | 'create' | 'batch' | 'replay' | 'schedule';
 /** Which allowance refused work. */

@@ -15,6 +15,8 @@ import { RequestCommands } from '../app/request-commands.js';
 import { RequestQueries } from '../app/request-queries.js';
 import { ScheduleCommands } from '../app/schedule-commands.js';
 import { ScheduleQueries } from '../app/schedule-queries.js';
+import { ScheduleOccurrences } from '../app/schedule-occurrences.js';
+import { ScheduleRunCommands } from '../app/schedule-run-commands.js';
 import type { Config } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import type { StoredRequest } from '../domain/request.js';
@@ -220,7 +222,8 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
       commands: new ScheduleCommands(backend, guard, clock, options, (changed) => {
         if (changed.nextRunAt !== null) wakeups?.stored([changed.nextRunAt]);
       }),
-      queries: new ScheduleQueries(backend.schedules, clock, cursorSecret),
+      queries: new ScheduleQueries(backend.schedules, clock, cursorSecret, backend.requests),
+      runs: new ScheduleRunCommands(backend, new ScheduleOccurrences(acceptor, backend.projects, clock), clock),
     });
     const budgetQueries = new BudgetQueries(backend.budgets, budgets.states, cursorSecret);
     const budgetService = budgetServiceImpl({

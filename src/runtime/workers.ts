@@ -109,6 +109,7 @@ export function scheduleFiring(
   return new ScheduleFiring({
     schedules: backend.schedules,
     fire: (schedule, at) => occurrences.fire(schedule, at),
+    requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
     idlePollMs: config.delivery.idlePollMs,

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import { IdempotencyGuard } from '../../src/app/idempotency-guard.js';
 import { ProjectAdmin } from '../../src/app/project-admin.js';
 import { ScheduleCommands } from '../../src/app/schedule-commands.js';
@@ -224,7 +226,10 @@ describe(`schedule occurrences across crashes, races and downtime (${TEST_BACKEN
         name: `race ${i}`,
         timing: { type: 'interval', everySeconds: 3600, startsAt: t1, firstRunAt: t1, endsAt: null },
         status: 'active',
-        request: { url: 'https://example.com/race', headers: [], body: new TextEncoder().encode(`{"i":${i}}`), retry: 0, flowKeys: [] },
+        pauseReason: null,
+        policy: DEFAULT_SCHEDULE_POLICY,
+        runs: EMPTY_RUN_STATE,
+        request: { url: 'https://example.com/race', headers: [], body: new TextEncoder().encode(`{"i":${i}}`), retry: 0, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} },
         nextRunAt: t1,
         lastRunAt: null,
         lastRunOutcome: null,

@@ -12,22 +12,30 @@ import {
   PreviewScheduleRequestSchema,
   PreviewScheduleResponseSchema,
   ScheduleService,
+  TriggerScheduleRequestSchema,
+  TriggerScheduleResponseSchema,
+  BackfillScheduleRequestSchema,
+  BackfillScheduleResponseSchema,
 } from '../../src/gen/ferry/v1/schedule_service_pb.js';
 import { RunOutcome, ScheduleStatus, type Schedule, type ScheduleSummary as GrpcSummary } from '../../src/gen/ferry/v1/schedules_pb.js';
 import { DEST, useFerry } from '../support/fixture.js';
 import { GrpcTestClient, grpcErrorDetail } from '../support/grpc-client.js';
 import { iso, minimal, newKey, scheduleProject, Schedules, type ScheduleDetail, type ScheduleSummary } from '../support/schedule-client.js';
 
-const STATUS: Record<number, string> = { [ScheduleStatus.ACTIVE]: 'active', [ScheduleStatus.PAUSED]: 'paused' };
+const STATUS: Record<number, string> = { [ScheduleStatus.ACTIVE]: 'active', [ScheduleStatus.PAUSED]: 'paused', [ScheduleStatus.ENDED]: 'ended' };
 const OUTCOME: Record<number, string | null> = {
   [RunOutcome.UNSPECIFIED]: null,
   [RunOutcome.ENQUEUED]: 'enqueued',
   [RunOutcome.SKIPPED_USAGE_LIMIT]: 'skipped_usage_limit',
+  [RunOutcome.SKIPPED_OVERLAP]: 'skipped_overlap',
+  [RunOutcome.MISSED]: 'missed',
+  [RunOutcome.TRIGGERED]: 'triggered',
+  [RunOutcome.BACKFILLED]: 'backfilled',
 };
 const time = (t: Timestamp | undefined) => (t === undefined ? null : iso(Number(timestampMs(t))));
 
 /** A gRPC schedule in the JSON API's shape, to compare the two protocols' answers field by field. */
-function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: ScheduleDetail['request'] } {
+function asJson(s: Schedule | GrpcSummary): ScheduleSummary & Partial<Pick<ScheduleDetail, 'request' | 'run_counts' | 'recent_runs'>> {
   const t = s.timing!;
   const summary: ScheduleSummary = {
     id: s.id,
@@ -49,10 +57,33 @@ function asJson(s: Schedule | GrpcSummary): ScheduleSummary & { request?: Schedu
     last_run_outcome: OUTCOME[s.lastRunOutcome] as ScheduleSummary['last_run_outcome'],
     created_at: time(s.createdAt)!,
     updated_at: time(s.updatedAt)!,
+    policy: {
+      overlap: s.policy!.overlap!,
+      max_runs: s.policy!.maxRuns ?? null,
+      jitter_seconds: s.policy!.jitterSeconds ?? 0,
+      pause_after_failures: s.policy!.pauseAfterFailures ?? null,
+    },
+    pause_reason: (s.pauseReason ?? null) as ScheduleSummary['pause_reason'],
   };
   if (!('request' in s) || s.request === undefined) return summary;
   const r = s.request;
-  return { ...summary, request: { url: r.url ?? '', body: r.body === undefined ? null : toJson(ValueSchema, r.body), headers: { ...r.headers }, retry: r.retry ?? 0, flow_keys: [...r.flowKeys], callbacks: r.callbacks === undefined ? null : { on_success: r.callbacks.onSuccess ?? null, on_failure: r.callbacks.onFailure ?? null } } };
+  const c = s.runCounts!;
+  return {
+    ...summary,
+    request: {
+      url: r.url ?? '',
+      body: r.body === undefined ? null : toJson(ValueSchema, r.body),
+      headers: { ...r.headers },
+      retry: r.retry ?? 0,
+      flow_keys: [...r.flowKeys],
+      callbacks: r.callbacks === undefined ? null : { on_success: r.callbacks.onSuccess ?? null, on_failure: r.callbacks.onFailure ?? null },
+      queue: r.queue ?? 'default',
+      timeout: r.timeout ?? '50s',
+      metadata: { ...r.metadata },
+    },
+    run_counts: { enqueued: c.enqueued, skipped_usage_limit: c.skippedUsageLimit, skipped_overlap: c.skippedOverlap, missed: c.missed, triggered: c.triggered, backfilled: c.backfilled },
+    recent_runs: s.recentRuns.map((x) => ({ run_at: time(x.runAt)!, request_id: x.requestId ?? null, outcome: OUTCOME[x.outcome]!, request_status: x.requestStatus ?? null })),
+  };
 }
 
 describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
@@ -80,9 +111,9 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     expect(summary).toMatchObject({ name: 'over gRPC', status: 'active', url: DEST, retry: 4, last_run_at: null, last_run_outcome: null });
 
     const http = await schedules.detail(summary.id);
-    const { request, ...httpSummary } = http;
+    const { request, run_counts: _counts, recent_runs: _recent, ...httpSummary } = http;
     expect(summary).toEqual(httpSummary);
-    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [], callbacks: null });
+    expect(request).toEqual({ url: DEST, body, headers: { 'X-Tenant': '[REDACTED]' }, retry: 4, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: summary.id });
     if (!got.ok) throw got.error;
@@ -179,6 +210,45 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     expect(viaGrpc.value.runTimes.map(time)).toEqual(runs.map((r) => r.at));
     const viaHttp = await schedules.preview({ schedule_id: summary.id, after, count: 5 });
     expect(viaHttp.body.data).toEqual({ run_times: runs.map((r) => r.at), runs });
+  });
+
+  it('triggers and backfills over gRPC as over the JSON API: the policy sent, the key required, the counts read back alike', async () => {
+    const hour = 3_600_000;
+    const firstRun = Math.ceil((Date.now() + 60_000) / hour) * hour;
+    const created = await grpc.call('CreateSchedule', CreateScheduleRequestSchema, CreateScheduleResponseSchema, {
+      idempotencyKey: newKey(),
+      name: 'runs over gRPC',
+      timing: { type: 'interval', everySeconds: 3600, startsAt: iso(firstRun) },
+      request: { url: DEST, queue: 'grpc.q', timeout: '30s', metadata: { via: 'grpc' } },
+      policy: { overlap: 'skip', maxRuns: 3 },
+    });
+    if (!created.ok) throw created.error;
+    const id = created.value.schedule!.id;
+    expect(asJson(created.value.schedule!).policy).toEqual({ overlap: 'skip', max_runs: 3, jitter_seconds: 0, pause_after_failures: null });
+
+    const noKey = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id });
+    expect(!noKey.ok && noKey.error.code).toBe(GrpcStatus.INVALID_ARGUMENT);
+    if (!noKey.ok) expect(grpcErrorDetail(noKey.error)).toEqual({ code: 'MISSING_FIELD', field: 'Idempotency-Key' });
+    const triggered = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id, idempotencyKey: newKey() });
+    if (!triggered.ok) throw triggered.error;
+    expect(triggered.value.acceptance!.id).toMatch(/^req_/);
+    const overlapping = await grpc.call('TriggerSchedule', TriggerScheduleRequestSchema, TriggerScheduleResponseSchema, { scheduleId: id, idempotencyKey: newKey() });
+    expect(!overlapping.ok && overlapping.error.code).toBe(GrpcStatus.FAILED_PRECONDITION);
+
+    const range = { scheduleId: id, idempotencyKey: newKey(), from: iso(firstRun - 5 * hour), to: iso(firstRun - 3 * hour) };
+    const backfilled = await grpc.call('BackfillSchedule', BackfillScheduleRequestSchema, BackfillScheduleResponseSchema, range);
+    if (!backfilled.ok) throw backfilled.error;
+    expect(backfilled.value.occurrences).toBe(2);
+    const again = await grpc.call('BackfillSchedule', BackfillScheduleRequestSchema, BackfillScheduleResponseSchema, { ...range, idempotencyKey: newKey() });
+    if (!again.ok) throw again.error;
+    expect(again.value.occurrences).toBe(0);
+
+    const got = await grpc.call('GetSchedule', GetScheduleRequestSchema, GetScheduleResponseSchema, { scheduleId: id });
+    if (!got.ok) throw got.error;
+    const http = await schedules.detail(id);
+    expect(asJson(got.value.schedule!)).toEqual(http);
+    expect(http.run_counts).toMatchObject({ triggered: 1, backfilled: 2 });
+    expect(http.request).toMatchObject({ queue: 'grpc.q', timeout: '30s', metadata: { via: 'grpc' } });
   });
 
   it('maps a missing schedule and a missing key to NOT_FOUND and UNAUTHENTICATED', async () => {

@@ -55,6 +55,8 @@ describe('schedules: create, read and list', () => {
       last_run_outcome: null,
       created_at: expect.stringMatching(UTC_TIMESTAMP),
       updated_at: expect.stringMatching(UTC_TIMESTAMP),
+      policy: { overlap: 'allow_all', max_runs: null, jitter_seconds: 0, pause_after_failures: null },
+      pause_reason: null,
     });
     expect(at(s.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(at(s.created_at)).toBeLessThanOrEqual(after + 1000);
@@ -95,16 +97,18 @@ describe('schedules: create, read and list', () => {
     expect(res.body).toMatchObject({ success: true, error: null, meta: null });
     expect(res.body.data).toEqual({
       ...s,
-      request: { url: `${DEST}?q=1`, body, headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' }, retry: 19, flow_keys: [], callbacks: null },
+      request: { url: `${DEST}?q=1`, body, headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' }, retry: 19, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} },
+      run_counts: { enqueued: 0, skipped_usage_limit: 0, skipped_overlap: 0, missed: 0, triggered: 0, backfilled: 0 },
+      recent_runs: [],
     });
     expect(JSON.stringify(res.body)).not.toContain('Bearer secret');
 
     const text = await schedules.created({ name: 'text', timing: cron('0 0 * * *'), request: { url: DEST, body: 'just text' } });
-    expect((await schedules.detail(text.id)).request).toEqual({ url: DEST, body: 'just text', headers: {}, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(text.id)).request).toEqual({ url: DEST, body: 'just text', headers: {}, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     const bare = await schedules.created(minimal(DEST));
     expect(bare.retry).toBe(0);
-    expect((await schedules.detail(bare.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(bare.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
   });
 
   it('lists the project\'s schedules newest first as a plain array with meta null', async () => {
@@ -205,13 +209,13 @@ describe('schedules: update, pause, resume, delete', () => {
     const v2 = await schedules.patch(s.id, { request: { url: `${DEST}/v2`, body: { v: 2 } } });
     expect(v2.status).toBe(200);
     expect(v2.body.data).toMatchObject({ url: `${DEST}/v2`, retry: 0, next_run_at: s.next_run_at, timing: s.timing });
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v2`, body: { v: 2 }, headers: { 'X-Keep': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v2`, body: { v: 2 }, headers: { 'X-Keep': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     expect((await schedules.patch(s.id, { request: { url: `${DEST}/v3`, headers: {}, retry: 2 } })).status).toBe(200);
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-Keep': '[REDACTED]' }, retry: 2, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-Keep': '[REDACTED]' }, retry: 2, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
 
     expect((await schedules.patch(s.id, { request: { url: `${DEST}/v3`, headers: { 'X-New': 'n' } } })).status).toBe(200);
-    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-New': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null });
+    expect((await schedules.detail(s.id)).request).toEqual({ url: `${DEST}/v3`, body: null, headers: { 'X-New': '[REDACTED]' }, retry: 0, flow_keys: [], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
   });
 
   it('pause answers 200 paused with next_run_at null, and again unchanged; resume makes it active at the next run from now', async () => {
@@ -221,7 +225,7 @@ describe('schedules: update, pause, resume, delete', () => {
     const paused = await schedules.pause(s.id);
     expect(paused.status).toBe(200);
     expect(Object.keys(paused.body.data).sort()).toEqual(SUMMARY_KEYS);
-    expect(paused.body.data).toEqual({ ...s, status: 'paused', next_run_at: null, updated_at: expect.stringMatching(UTC_TIMESTAMP) });
+    expect(paused.body.data).toEqual({ ...s, status: 'paused', pause_reason: 'user', next_run_at: null, updated_at: expect.stringMatching(UTC_TIMESTAMP) });
     const again = await schedules.pause(s.id);
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(paused.body.data);

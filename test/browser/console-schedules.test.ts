@@ -183,6 +183,59 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
+  it('edits the policy, triggers and backfills, and shows the pause reason, run counts and recent runs', async () => {
+    const hour = 3_600_000;
+    const firstRun = Math.ceil((Date.now() + 60_000) / hour) * hour;
+    const s = await createSchedule(f.api, { name: 'Hourly pull', timing: { type: 'interval', every_seconds: 3600, starts_at: new Date(firstRun).toISOString() }, request: { url: `${DEST}/pull`, queue: 'pulls' } });
+    const c = await browser.openConsole(f.ferry.baseUrl);
+    await signIn(c.page, f.apiKey);
+    const page = c.page;
+    await page.goto(`${f.ferry.baseUrl}/console/#/schedules/${s.id}`);
+    await page.getByRole('heading', { name: 'Hourly pull' }).waitFor();
+    const facts = page.getByRole('region', { name: 'Timing and status' });
+    await expect.poll(() => facts.innerText()).toContain('run every time');
+    expect(await page.getByRole('region', { name: 'Request sent at each run' }).innerText()).toContain('pulls');
+
+    await page.getByRole('button', { name: 'Edit policy' }).click();
+    const editor = page.getByRole('region', { name: 'Edit policy' });
+    await editor.getByLabel(/^When a run is due/).selectOption('skip');
+    await editor.getByLabel(/^Stop after/).fill('5');
+    await editor.getByLabel(/^Pause after/).fill('500');
+    await editor.getByRole('button', { name: 'Save policy' }).click();
+    // Ferry's 422 at the field it names.
+    await expect.poll(() => editor.locator('.field-problem').textContent()).toContain('INVALID_FIELD');
+    await editor.getByLabel(/^Pause after/).fill('3');
+    await editor.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Policy saved' }).waitFor();
+    await expect.poll(() => facts.innerText()).toContain('skip a run while the previous one is still going; ends after 5 runs; pauses after 3 failed runs in a row');
+
+    const runNow = page.getByRole('region', { name: 'Run outside the timing' });
+    await runNow.getByRole('button', { name: 'Trigger now' }).click();
+    await page.getByRole('status').filter({ hasText: /Triggered: request req_/ }).waitFor();
+    const history = page.getByRole('region', { name: 'Run history' });
+    await expect.poll(() => history.locator('dd[data-count="triggered"]').innerText()).toBe('1');
+    await history.getByRole('link', { name: /^req_/ }).waitFor();
+    expect(await history.locator('tbody tr').first().innerText()).toContain('triggered by hand');
+    // Under skip, a second trigger while the first request is still queued is refused, as the API answers it.
+    await runNow.getByRole('button', { name: 'Trigger now' }).click();
+    await expect.poll(() => runNow.getByRole('alert').innerText()).toContain('SCHEDULE_OVERLAP');
+
+    await runNow.getByRole('button', { name: 'Backfill…' }).click();
+    const iso = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+    await runNow.getByLabel('From (UTC)').fill(iso(firstRun - 6 * hour));
+    await runNow.getByLabel(/^To \(UTC/).fill(iso(firstRun - 3 * hour));
+    await runNow.getByRole('button', { name: 'Backfill', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Backfilled: 3 requests created.' }).waitFor();
+    await expect.poll(() => history.locator('dd[data-count="backfilled"]').innerText()).toBe('3');
+    await c.screenshot('schedule-run-history');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => facts.innerText()).toContain('paused by hand');
+    // The refusals provoked above (the 422 of the policy, the 409 of the second trigger) and nothing else.
+    expect(c.problems().filter((p) => !p.includes('409') && !p.includes('422'))).toEqual([]);
+    await c.close();
+  });
+
   it('lists schedules with their timing in words and as given, next and last run, and pages with the cursor', async () => {
     const { api, apiKey } = await f.newProject();
     const names = ['Heartbeat', 'Weekday digest', 'Odd cron'];

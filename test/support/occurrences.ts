@@ -114,6 +114,7 @@ export function firingWorker(
   const worker = new ScheduleFiring({
     schedules: opts.schedules ?? backend.schedules,
     fire: (schedule, at) => occurrences.fire(schedule, at),
+    requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
     idlePollMs: 60_000,

@@ -27,14 +27,16 @@ export interface ScheduleSummary {
   id: string;
   name: string;
   timing: Timing;
-  status: 'active' | 'paused';
+  status: 'active' | 'paused' | 'ended';
   url: string;
   retry: number;
   next_run_at: string | null;
   last_run_at: string | null;
-  last_run_outcome: 'enqueued' | 'skipped_usage_limit' | null;
+  last_run_outcome: 'enqueued' | 'skipped_usage_limit' | 'skipped_overlap' | null;
   created_at: string;
   updated_at: string;
+  policy: { overlap: string; max_runs: number | null; jitter_seconds: number; pause_after_failures: number | null };
+  pause_reason: 'user' | 'failures' | null;
 }
 
 export interface ScheduleDetail extends ScheduleSummary {
@@ -45,12 +47,18 @@ export interface ScheduleDetail extends ScheduleSummary {
     retry: number;
     flow_keys: string[];
     callbacks: { on_success: string | null; on_failure: string | null } | null;
+    queue: string;
+    timeout: string;
+    metadata: Record<string, string>;
   };
+  run_counts: Record<'enqueued' | 'skipped_usage_limit' | 'skipped_overlap' | 'missed' | 'triggered' | 'backfilled', number>;
+  recent_runs: Array<{ run_at: string; request_id: string | null; outcome: string; request_status: string | null }>;
 }
 
 /** The members of a schedule summary, and nothing else. */
 export const SUMMARY_KEYS = [
   'id', 'name', 'timing', 'status', 'url', 'retry', 'next_run_at', 'last_run_at', 'last_run_outcome', 'created_at', 'updated_at',
+  'policy', 'pause_reason',
 ].sort();
 
 /** RFC 3339 in UTC, as every timestamp of the API. */

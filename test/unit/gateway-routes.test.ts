@@ -43,7 +43,8 @@ describe('routes from (ferry.v1.http)', () => {
       'POST /send', 'POST /requests', 'POST /requests/batch', 'GET /requests', 'GET /requests/{request_id}',
       'GET /requests/{request_id}/attempts', 'POST /requests/{request_id}/cancel', 'POST /requests/{request_id}/replay',
       'POST /schedules', 'GET /schedules', 'POST /schedules/preview', 'GET /schedules/{schedule_id}', 'PATCH /schedules/{schedule_id}',
-      'POST /schedules/{schedule_id}/pause', 'POST /schedules/{schedule_id}/resume', 'DELETE /schedules/{schedule_id}',
+      'POST /schedules/{schedule_id}/pause', 'POST /schedules/{schedule_id}/resume', 'POST /schedules/{schedule_id}/trigger',
+      'POST /schedules/{schedule_id}/backfill', 'DELETE /schedules/{schedule_id}',
     ]);
     const send = routes[0]!;
     expect(send.body).toMatchObject({ kind: 'raw', field: { name: 'body' } });

@@ -56,15 +56,15 @@ describe('flow keys and waiting_for in request reads', () => {
 describe('schedule occurrences', () => {
   it('carry the flow keys of the schedule request, and none when it has none', async () => {
     const made: NewRequest[] = [];
-    const acceptor = { accept: async (_p: Project, _k: unknown, items: readonly NewRequest[]) => (made.push(...items), []) } as unknown as AcceptRequests;
+    const acceptor = { accept: async (_p: Project, _k: unknown, items: readonly NewRequest[]) => (made.push(...items), items.map((_, n) => ({ id: `req_${made.length + n}` }))) } as unknown as AcceptRequests;
     const project: Project = { id: 'prj_1', name: 'p', monthlyAllowance: 10, scheduleAllowance: 1, retentionDays: 1, captureResponseBodies: true, createdAt: 0 };
     const projects = { getProject: async () => project } as unknown as ProjectStore;
     const occurrences = new ScheduleOccurrences(acceptor, projects, new FakeClock(0));
     const schedule = {
-      id: 'sch_1', projectId: 'prj_1', updatedAt: 0, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: ['a', 'b'] },
+      id: 'sch_1', projectId: 'prj_1', updatedAt: 0, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: ['a', 'b'], queue: 'default', timeoutSeconds: 50, metadata: {} },
     } as unknown as StoredSchedule;
     await occurrences.fire(schedule, 60_000);
-    await occurrences.fire({ ...schedule, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: [] } }, 120_000);
+    await occurrences.fire({ ...schedule, request: { url: 'https://example.com/', headers: [], body: null, retry: 0, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} } }, 120_000);
     expect(made.map((r) => r.definition.flowKeys)).toEqual([['a', 'b'], []]);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import {
   existsAt,
   firedAhead,
@@ -28,7 +30,10 @@ function schedule(overrides: Partial<StoredSchedule> = {}): StoredSchedule {
     name: 'every minute',
     timing: { type: 'interval', everySeconds: 60, startsAt: T0, firstRunAt: T0, endsAt: null },
     status: 'active',
-    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [] },
+    pauseReason: null,
+    policy: DEFAULT_SCHEDULE_POLICY,
+    runs: EMPTY_RUN_STATE,
+    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} },
     nextRunAt: T1,
     lastRunAt: T0,
     lastRunOutcome: 'enqueued',

@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedBackend, type EmbeddedBackend } from '../../src/adapters/embedded/backend.js';
 import { newScheduleId } from '../../src/domain/ids.js';
-import type { RunOutcome, StoredSchedule } from '../../src/domain/schedule/schedule.js';
+import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
+import type { FiredOccurrence } from '../../src/domain/schedule/runs.js';
 import type { IntervalTiming } from '../../src/domain/schedule/timing.js';
 import type { ScheduleStore } from '../../src/ports/schedules.js';
 import type { SchedulerEvent } from '../../src/workers/scheduler/events.js';
@@ -54,7 +57,10 @@ async function aSchedule(overrides: Partial<StoredSchedule> = {}): Promise<Store
     name: 'every minute',
     timing,
     status: 'active',
-    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [] },
+    pauseReason: null,
+    policy: DEFAULT_SCHEDULE_POLICY,
+    runs: EMPTY_RUN_STATE,
+    request: { url: 'https://example.com/tick', headers: [], body: null, retry: 0, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} },
     nextRunAt: timing.firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,
@@ -78,7 +84,7 @@ interface Fired {
   readonly now: number;
 }
 
-type Fire = (s: StoredSchedule, at: number) => Promise<RunOutcome>;
+type Fire = (s: StoredSchedule, at: number) => Promise<FiredOccurrence['outcome']>;
 
 /**
  * A worker over the embedded store, its calls to storage and to `fire` counted while under way. `settle` waits
@@ -115,10 +121,12 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
   const worker = new ScheduleFiring({
     schedules: store,
     fire: (schedule, at) =>
-      track(() => {
+      track(async () => {
         fired.push({ id: schedule.id, at, now: clock.now() });
-        return fire(schedule, at);
+        const outcome = await fire(schedule, at);
+        return { outcome, requestId: null };
       }),
+    requestStatus: async () => null,
     withdraw: (schedule, at, asOf) =>
       track(async () => {
         withdrawn.push({ id: schedule.id, at, now: clock.now(), asOf, revision: schedule.updatedAt });
@@ -459,7 +467,7 @@ describe('ScheduleFiring on the fake clock', () => {
     const clock = new FakeClock(T0);
     const lead = 10 * SECOND;
     const s = await aSchedule();
-    const changed = { url: 'https://example.com/changed', headers: [], body: null, retry: 1, flowKeys: [] };
+    const changed = { url: 'https://example.com/changed', headers: [], body: null, retry: 1, flowKeys: [], queue: 'default', timeoutSeconds: 50, metadata: {} };
     const revisions: number[] = [];
     const w = firing(
       clock,

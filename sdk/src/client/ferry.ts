@@ -26,7 +26,7 @@ const DEFAULT_MAX_RETRIES = 2;
 export class Ferry {
   /** Delivery requests: send, create, batch, get, attempts, cancel, replay, list. */
   readonly requests: Requests;
-  /** Recurring schedules: create, list, get, update, pause, resume, delete, preview. */
+  /** Recurring schedules: create, list, get, update, pause, resume, trigger, backfill, delete, preview. */
   readonly schedules: Schedules;
   /** Queues, as flow control sees them: list, get, put (rate and concurrency limits), pause, resume. */
   readonly queues: Budgets;

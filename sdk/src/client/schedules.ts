@@ -1,6 +1,6 @@
 import type {
-  CallOptions, CreateOptions, Deleted, ListSchedulesQuery, PreviewOptions, PreviewRun, PreviewTarget, Schedule, ScheduleInput,
-  ScheduleList, ScheduleSummary, ScheduleUpdate, WithRequestId,
+  Acceptance, BackfillRange, BackfillResult, CallOptions, CreateOptions, Deleted, ListSchedulesQuery, PreviewOptions, PreviewRun,
+  PreviewTarget, Schedule, ScheduleInput, ScheduleList, ScheduleSummary, ScheduleUpdate, Timing, WithRequestId,
 } from '../types.js';
 import type { HttpCall, HttpClient } from './http.js';
 import { PagePromise } from './pagination.js';
@@ -50,6 +50,23 @@ export class Schedules {
   /** Lets a paused schedule fire again from its next occurrence after now. */
   async resume(id: string, options?: CallOptions): Promise<WithRequestId<ScheduleSummary>> {
     return this.#data<ScheduleSummary>({ method: 'POST', path: `${path(id)}/resume`, options });
+  }
+
+  /**
+   * Creates one occurrence's request now, outside the timing, also while paused; the same idempotency key answers
+   * the same request. A conflict (`SCHEDULE_ENDED`, `SCHEDULE_OVERLAP`) throws `ConflictError`.
+   */
+  async trigger(id: string, options: CreateOptions = {}): Promise<WithRequestId<Acceptance>> {
+    return this.#data<Acceptance>({ method: 'POST', path: `${path(id)}/trigger`, idempotent: { key: options.idempotencyKey }, options });
+  }
+
+  /**
+   * Creates, due now, a request for each of the timing's instants in `[from, to)` (at most 1,000, `to` not in the
+   * future). Each instant is created once for the schedule however often it is backfilled; `occurrences` counts
+   * those this call created. Triggers and backfills do not count toward `max_runs`.
+   */
+  async backfill(id: string, range: BackfillRange, options: CreateOptions = {}): Promise<WithRequestId<BackfillResult>> {
+    return this.#data<BackfillResult>({ method: 'POST', path: `${path(id)}/backfill`, json: range, idempotent: { key: options.idempotencyKey }, options });
   }
 
   /** Removes a schedule and cancels its future occurrences; requests it already created stay. */

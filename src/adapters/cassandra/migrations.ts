@@ -16,6 +16,7 @@ import { bulkActions } from './schema/014-bulk-actions.js';
 import { stats } from './schema/015-stats.js';
 import { listLastStatusCode } from './schema/016-list-last-status-code.js';
 import { listIndexes } from './schema/017-list-indexes.js';
+import { schedulePolicy } from './schema/018-schedule-policy.js';
 import type { Migration } from './schema/migration.js';
 import { millis, type CassandraSession } from './session.js';
 
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly Migration[] = [
   stats,
   listLastStatusCode,
   listIndexes,
+  schedulePolicy,
 ];
 
 const KEYSPACE_NAME = /^[a-z][a-z0-9_]{0,47}$/;

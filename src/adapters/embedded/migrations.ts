@@ -280,6 +280,18 @@ export const MIGRATIONS: readonly string[] = [
   -- one insert per attempt instead of two. Larger ones stay in attempt_bodies.
   ALTER TABLE attempts ADD COLUMN response_body BLOB;
   `,
+  `
+  -- A schedule's request template: queue, per-attempt timeout and metadata of every occurrence's request (NULL for
+  -- the defaults: queue default, 50 s, none). Its policy and pause reason, and its run state (counters, recent runs,
+  -- the occurrence buffered under buffer_one, the failure streak, backfilled ranges), as JSON text
+  -- (src/domain/schedule/policy.ts, runs.ts); NULL reads as the default policy and an empty state.
+  ALTER TABLE schedules ADD COLUMN queue TEXT;
+  ALTER TABLE schedules ADD COLUMN timeout_seconds INTEGER;
+  ALTER TABLE schedules ADD COLUMN metadata TEXT;
+  ALTER TABLE schedules ADD COLUMN policy TEXT;
+  ALTER TABLE schedules ADD COLUMN pause_reason TEXT;
+  ALTER TABLE schedules ADD COLUMN runs TEXT;
+  `,
 ];
 
 /**

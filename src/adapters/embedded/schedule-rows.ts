@@ -1,7 +1,9 @@
 import type { HeaderEntry } from '../../domain/request.js';
-import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../domain/schedule/schedule.js';
+import type { PauseReason, RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../domain/schedule/schedule.js';
 import { timingWithDefaults, type Timing, type TimingRecord } from '../../domain/schedule/timing.js';
 import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../request-json-columns.js';
+import { metadataColumn, metadataFromColumn, policyColumn, policyFromColumn, runsColumn, runsFromColumn } from '../schedule-json-columns.js';
+import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../../domain/validation/index.js';
 import { plainBytes } from './bytes.js';
 
 // Rows cross the driver as positional values, as requests do (see request-rows.ts).
@@ -16,7 +18,7 @@ export const TIMER_SET_SQL = "status = 'active' AND next_run_at IS NOT NULL";
 const READ_COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
   'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
-  'callbacks',
+  'callbacks', 'queue', 'timeout_seconds', 'metadata', 'policy', 'pause_reason', 'runs',
 ] as const;
 
 /** A `schedules` row read in raw mode with `SCHEDULE_SELECT_LIST`. */
@@ -25,7 +27,8 @@ type ScheduleValues = [
   body: Uint8Array | null, retry: number, next_run_at: number | null, last_run_at: number | null,
   last_run_outcome: string | null, created_at: number, updated_at: number, version: number,
   previous_run_at: number | null, previous_run_outcome: string | null, flow_keys: string | null,
-  callbacks: string | null,
+  callbacks: string | null, queue: string | null, timeout_seconds: number | null, metadata: string | null,
+  policy: string | null, pause_reason: string | null, runs: string | null,
 ];
 
 type BindValue = string | number | Uint8Array | null;
@@ -42,7 +45,8 @@ export function scheduleInsertValues(s: StoredSchedule): BindValue[] {
   return [
     s.id, s.projectId, s.name, timingJson(s.timing), s.status, r.url, JSON.stringify(r.headers), r.body, r.retry,
     s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
-    flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks),
+    flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks), r.queue, r.timeoutSeconds, metadataColumn(r.metadata),
+    policyColumn(s.policy), s.pauseReason, runsColumn(s.runs),
   ];
 }
 
@@ -54,6 +58,8 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
     name: row[2],
     timing: timingWithDefaults(JSON.parse(row[3]) as TimingRecord),
     status: row[4] as ScheduleStatus,
+    pauseReason: row[23] as PauseReason | null,
+    policy: policyFromColumn(row[22]),
     request: {
       url: row[5],
       headers: JSON.parse(row[6]) as HeaderEntry[],
@@ -61,7 +67,11 @@ export function scheduleFromValues(v: unknown): StoredSchedule {
       retry: row[8],
       flowKeys: flowKeysFromColumn(row[17]),
       callbacks: callbacksFromColumn(row[18]),
+      queue: row[19] ?? DEFAULT_QUEUE,
+      timeoutSeconds: row[20] ?? DEFAULT_TIMEOUT_SECONDS,
+      metadata: metadataFromColumn(row[21]),
     },
+    runs: runsFromColumn(row[24]),
     nextRunAt: row[9],
     lastRunAt: row[10],
     lastRunOutcome: row[11] as RunOutcome | null,
@@ -95,7 +105,13 @@ export function schedulePatchAssignments(patch: SchedulePatch): { sets: string; 
     set('retry', patch.request.retry);
     set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
     set('callbacks', callbacksColumn(patch.request.callbacks));
+    set('queue', patch.request.queue);
+    set('timeout_seconds', patch.request.timeoutSeconds);
+    set('metadata', metadataColumn(patch.request.metadata));
   }
+  if (patch.policy !== undefined) set('policy', policyColumn(patch.policy));
+  if (patch.pauseReason !== undefined) set('pause_reason', patch.pauseReason);
+  if (patch.runs !== undefined) set('runs', runsColumn(patch.runs));
   if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
   if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
   if (patch.lastRunOutcome !== undefined) set('last_run_outcome', patch.lastRunOutcome);

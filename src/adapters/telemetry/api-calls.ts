@@ -9,6 +9,7 @@ const ACCEPT_ENDPOINTS: ReadonlyMap<string, AcceptEndpoint> = new Map([
   ['ferry.v1.RequestService/CreateRequest', 'create'],
   ['ferry.v1.RequestService/BatchCreateRequests', 'batch'],
   ['ferry.v1.RequestService/ReplayRequest', 'replay'],
+  ['ferry.v1.ScheduleService/TriggerSchedule', 'schedule'],
 ]);
 
 /**

@@ -17,7 +17,7 @@ const ENDPOINTS: readonly AcceptEndpoint[] = ['send', 'create', 'batch', 'replay
 const ACCEPTED_AS: readonly Acceptance['status'][] = ['queued', 'scheduled'];
 const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['succeeded', 'retry_scheduled', 'failed', 'cancelled', 'claim_lost'];
 const ATTEMPT_RESULTS: readonly AttemptResult[] = ['succeeded', 'failed', 'timed_out', 'errored'];
-const OCCURRENCE_OUTCOMES: readonly OccurrenceOutcome[] = ['enqueued', 'skipped_usage_limit', 'missed', 'failed'];
+const OCCURRENCE_OUTCOMES: readonly OccurrenceOutcome[] = ['enqueued', 'skipped_usage_limit', 'skipped_overlap', 'missed', 'failed'];
 const ALLOWANCES: readonly AllowanceKind[] = ['monthly', 'schedules'];
 /** The stores of the Backend port, so their error counters exist (at 0) from the start. */
 const STORES = ['requests', 'schedules', 'idempotency', 'usage', 'projects', 'secrets', 'budgets', 'bulkActions'];

@@ -6,6 +6,7 @@ import { hrefOf, navigate } from '../shell/router.js';
 import { ErrorNotice } from '../ui/error-notice.js';
 import { FieldProblem, fieldAttributes, localProblem } from '../ui/field-problem.js';
 import { flowKeysOf } from '../requests/send-input.js';
+import { PolicyFields, policyDraftOf, policyOf, type PolicyDraft } from './policy-fields.js';
 import { RunPreview } from './run-preview.js';
 import { draftOf, TimingFields, timingOf, type TimingDraft } from './timing-fields.js';
 import { zoneOf } from './timing-words.js';
@@ -35,9 +36,11 @@ function parseHeaders(text: string): { headers: Record<string, string> } | { pro
 }
 
 /** The schedule to create from the form, or the first problem Ferry could not name itself (text that is not JSON). */
-function inputOf(draft: RequestDraft, timingDraft: TimingDraft): ScheduleInput | ShownError {
+function inputOf(draft: RequestDraft, timingDraft: TimingDraft, policyDraft: PolicyDraft): ScheduleInput | ShownError {
   const timing = timingOf(timingDraft);
   if ('problem' in timing) return timing.problem;
+  const policy = policyOf(policyDraft);
+  if ('problem' in policy) return policy.problem;
   const headers = parseHeaders(draft.headers);
   if ('problem' in headers) return headers.problem;
   const request: ScheduleInput['request'] = { url: draft.url.trim(), headers: headers.headers, retry: Number(draft.retry) };
@@ -50,7 +53,7 @@ function inputOf(draft: RequestDraft, timingDraft: TimingDraft): ScheduleInput |
       return localProblem('request.body', `The body is not JSON: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  return { name: draft.name, timing: timing.timing, request };
+  return { name: draft.name, timing: timing.timing, request, policy: policy.policy };
 }
 
 /** `#/schedules/new`: a schedule's request and timing, its next runs previewed before it is created. */
@@ -58,6 +61,7 @@ export function NewSchedulePage() {
   const { api } = useSession();
   const [draft, setDraft] = useState<RequestDraft>({ name: '', url: 'https://', headers: '', body: '', retry: '0', flowKeys: '' });
   const [timingDraft, setTimingDraft] = useState<TimingDraft>(() => draftOf(null));
+  const [policyDraft, setPolicyDraft] = useState<PolicyDraft>(() => policyDraftOf(null));
   const [localError, setLocalError] = useState<ShownError | null>(null);
   const preview = useTimingPreview();
   const create = useCall();
@@ -74,7 +78,7 @@ export function NewSchedulePage() {
     await preview.preview(built.timing);
   };
   const runCreate = async () => {
-    const input = inputOf(draft, timingDraft);
+    const input = inputOf(draft, timingDraft, policyDraft);
     if ('title' in input) return setLocalError(input);
     setLocalError(null);
     const created = await create.run('create', () => api.actions.schedules.create(input));
@@ -147,6 +151,7 @@ export function NewSchedulePage() {
         </fieldset>
 
         <TimingFields draft={timingDraft} onChange={setTimingDraft} error={error} prefix="new" />
+        <PolicyFields draft={policyDraft} onChange={setPolicyDraft} error={error} prefix="new" />
 
         <div class="row form-buttons">
           <button type="button" onClick={runPreview} disabled={preview.call.busy !== null}>

@@ -1,5 +1,6 @@
 import type { Schedule } from '../../../sdk/src/types.js';
 import { FlowKeyLinks } from '../flow/waiting-for.js';
+import { KeyValues } from '../ui/key-values.js';
 
 /** The body as text: JSON shown indented, exactly what each run sends as application/json. */
 export function bodyText(body: unknown): string | null {
@@ -32,6 +33,14 @@ export function RequestDefinition({ schedule }: { schedule: Schedule }) {
         <dt>Flow keys</dt>
         <dd>
           <FlowKeyLinks keys={request?.flow_keys ?? []} />
+        </dd>
+        <dt>Queue</dt>
+        <dd class="mono">{request?.queue ?? 'default'}</dd>
+        <dt>Timeout</dt>
+        <dd>{request?.timeout ?? '50s'} per attempt</dd>
+        <dt>Metadata</dt>
+        <dd>
+          <KeyValues entries={request?.metadata ?? {}} empty="none" label="Metadata" />
         </dd>
         <dt>Content type</dt>
         <dd>{body === null ? <span class="muted">no body</span> : <code>application/json</code>}</dd>

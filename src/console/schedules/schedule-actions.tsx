@@ -6,14 +6,14 @@ import { ErrorNotice } from '../ui/error-notice.js';
 import { useCall } from './use-call.js';
 
 /**
- * Pause, resume, edit timing and delete. Delete asks once more inside the page (a second, explicit button) rather
+ * Pause, resume, edit timing or policy, and delete. Delete asks once more inside the page (a second, explicit button) rather
  * than through a browser dialog, so keyboards and screen readers meet it like any other control.
  */
-export function ScheduleActions({ schedule, onChanged, onEditTiming, editing }: {
+export function ScheduleActions({ schedule, onChanged, onEdit, editing }: {
   schedule: Schedule;
   onChanged: (said: string) => void;
-  onEditTiming: () => void;
-  editing: boolean;
+  onEdit: (what: 'timing' | 'policy') => void;
+  editing: 'timing' | 'policy' | null;
 }) {
   const { api } = useSession();
   const call = useCall();
@@ -39,11 +39,16 @@ export function ScheduleActions({ schedule, onChanged, onEditTiming, editing }: 
   return (
     <div class="schedule-actions">
       <div class="row">
-        <button type="button" onClick={pauseOrResume} disabled={call.busy !== null}>
-          {call.busy === 'pause' ? 'Pausing…' : call.busy === 'resume' ? 'Resuming…' : paused ? 'Resume' : 'Pause'}
-        </button>
-        <button type="button" onClick={onEditTiming} disabled={editing} aria-expanded={editing}>
+        {schedule.status === 'ended' ? null : (
+          <button type="button" onClick={pauseOrResume} disabled={call.busy !== null}>
+            {call.busy === 'pause' ? 'Pausing…' : call.busy === 'resume' ? 'Resuming…' : paused ? 'Resume' : 'Pause'}
+          </button>
+        )}
+        <button type="button" onClick={() => onEdit('timing')} disabled={editing === 'timing'} aria-expanded={editing === 'timing'}>
           Edit timing
+        </button>
+        <button type="button" onClick={() => onEdit('policy')} disabled={editing === 'policy'} aria-expanded={editing === 'policy'}>
+          Edit policy
         </button>
         <button type="button" class="danger" onClick={() => setConfirming(true)} disabled={confirming || call.busy !== null}>
           Delete…

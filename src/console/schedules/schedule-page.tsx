@@ -7,7 +7,11 @@ import { ErrorNotice } from '../ui/error-notice.js';
 import { StatusBadge } from '../ui/status-badge.js';
 import { Time, zonedText } from '../ui/time.js';
 import { usePolled } from '../ui/use-polled.js';
+import { EditPolicy } from './edit-policy.js';
 import { EditTiming } from './edit-timing.js';
+import { policyInWords } from './policy-fields.js';
+import { RunHistory } from './run-history.js';
+import { RunNow } from './run-now.js';
 import { Occurrences } from './occurrences.js';
 import { RequestDefinition } from './request-definition.js';
 import { ScheduleActions } from './schedule-actions.js';
@@ -20,7 +24,7 @@ import './schedules.css';
 export function SchedulePage({ id }: { id: string }) {
   const { api } = useSession();
   const schedule = usePolled(() => api.reads.schedules.get(id), [id], { everyMs: 5_000 });
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState<'timing' | 'policy' | null>(null);
   const [said, setSaid] = useState<string | null>(null);
   const back = <a href={hrefOf({ page: 'schedules', query: new URLSearchParams() })}>← Schedules</a>;
 
@@ -38,7 +42,7 @@ export function SchedulePage({ id }: { id: string }) {
   const s = schedule.data;
   const changed = (text: string) => {
     setSaid(text);
-    setEditing(false);
+    setEditing(null);
     schedule.refresh();
   };
   return (
@@ -57,14 +61,17 @@ export function SchedulePage({ id }: { id: string }) {
                 <CopyId id={s.id} />
               </div>
             </div>
-            <ScheduleActions schedule={s} onChanged={changed} onEditTiming={() => setEditing(true)} editing={editing} />
+            <ScheduleActions schedule={s} onChanged={changed} onEdit={setEditing} editing={editing} />
           </div>
           <p class="notice ok" role="status" hidden={said === null}>
             {said}
           </p>
           <Facts schedule={s} />
-          {editing ? <EditTiming schedule={s} onSaved={changed} onCancel={() => setEditing(false)} /> : null}
+          {editing === 'timing' ? <EditTiming schedule={s} onSaved={changed} onCancel={() => setEditing(null)} /> : null}
+          {editing === 'policy' ? <EditPolicy schedule={s} onSaved={changed} onCancel={() => setEditing(null)} /> : null}
           <UpcomingRuns schedule={s} />
+          <RunNow schedule={s} onChanged={changed} />
+          <RunHistory schedule={s} />
           <RequestDefinition schedule={s} />
           <Occurrences scheduleId={s.id} />
         </>
@@ -85,11 +92,27 @@ function Facts({ schedule: s }: { schedule: Schedule }) {
           <div class="muted mono small">{timingAsGiven(s.timing)}</div>
         </dd>
         <dt>Status</dt>
-        <dd>{s.status ?? '—'}</dd>
+        <dd>
+          {s.status ?? '—'}
+          {s.status === 'paused' && s.pause_reason ? (
+            <div class="small" data-pause-reason={s.pause_reason}>
+              {s.pause_reason === 'failures' ? 'paused by its policy after failed runs in a row' : 'paused by hand'}
+            </div>
+          ) : null}
+          {s.status === 'ended' ? <div class="small">it reached its run limit or the end of its timing, and runs no more</div> : null}
+        </dd>
+        <dt>Policy</dt>
+        <dd>{policyInWords(s.policy)}</dd>
         <dt>Next run</dt>
         <dd>
-          {s.status === 'paused' ? <span class="muted">none while paused</span> : <Time value={s.next_run_at} planned />}
-          {s.status === 'paused' ? null : inZone(s.next_run_at)}
+          {s.status === 'paused' ? (
+            <span class="muted">none while paused</span>
+          ) : s.status === 'ended' ? (
+            <span class="muted">none: ended</span>
+          ) : (
+            <Time value={s.next_run_at} planned />
+          )}
+          {s.status === 'active' ? inZone(s.next_run_at) : null}
         </dd>
         <dt>Last run</dt>
         <dd>

@@ -147,5 +147,9 @@ function ScheduleTable({ schedules }: { schedules: ScheduleSummary[] }) {
 export function outcomeText(outcome: string): string {
   if (outcome === 'enqueued') return 'request created';
   if (outcome === 'skipped_usage_limit') return 'skipped: monthly allowance reached';
+  if (outcome === 'skipped_overlap') return 'skipped: the previous run was still active';
+  if (outcome === 'missed') return 'missed: Ferry was down';
+  if (outcome === 'triggered') return 'triggered by hand';
+  if (outcome === 'backfilled') return 'backfilled';
   return outcome.replace(/_/g, ' ');
 }

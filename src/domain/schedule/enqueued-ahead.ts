@@ -1,4 +1,5 @@
 import type { StoredRequest } from '../request.js';
+import { withoutRun } from './runs.js';
 import type { SchedulePatch, StoredSchedule } from './schedule.js';
 
 /*
@@ -41,7 +42,9 @@ export function firedAhead(s: Pick<StoredSchedule, 'lastRunAt'>, now: number): n
  * The schedule as it reads at `now`: an occurrence fired ahead of its instant is still its next run (while it is
  * active), and the run before it is its last.
  */
-export function scheduleAsOf(s: StoredSchedule, now: number): StoredSchedule {
+export function scheduleAsOf(stored: StoredSchedule, now: number): StoredSchedule {
+  // A timer set to look at a buffered occurrence again is not a run: the timing's next occurrence is.
+  const s = stored.runs.upcoming !== null && stored.status === 'active' ? { ...stored, nextRunAt: stored.runs.upcoming } : stored;
   const ahead = firedAhead(s, now);
   if (ahead === null) return s;
   return {
@@ -49,6 +52,7 @@ export function scheduleAsOf(s: StoredSchedule, now: number): StoredSchedule {
     nextRunAt: s.status === 'active' ? ahead : s.nextRunAt,
     lastRunAt: s.previousRunAt,
     lastRunOutcome: s.previousRunOutcome,
+    runs: withoutRun(s.runs, ahead),
   };
 }
 
@@ -65,11 +69,13 @@ export function firedPatch(current: StoredSchedule, at: number, outcome: NonNull
 export function takeBackPatch(s: StoredSchedule, now: number): SchedulePatch {
   const ahead = firedAhead(s, now);
   if (ahead === null) return {};
+  const runs = withoutRun(s.runs, ahead);
   return {
     lastRunAt: s.previousRunAt,
     lastRunOutcome: s.previousRunOutcome,
     previousRunAt: null,
     previousRunOutcome: null,
+    ...(runs === s.runs ? {} : { runs }),
     ...(s.status === 'active' ? { nextRunAt: ahead } : {}),
   };
 }

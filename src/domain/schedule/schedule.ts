@@ -1,9 +1,17 @@
 import type { HeaderEntry, RequestCallbacks } from '../request.js';
+import type { SchedulePolicy } from './policy.js';
+import type { RunState } from './runs.js';
 import type { Timing } from './timing.js';
 
-export type ScheduleStatus = 'active' | 'paused';
-/** What the latest occurrence did: created a request, or was skipped because the monthly allowance was reached. */
-export type RunOutcome = 'enqueued' | 'skipped_usage_limit';
+/** `ended`: its run limit was reached or its timing fires no more; it never fires again. */
+export type ScheduleStatus = 'active' | 'paused' | 'ended';
+/**
+ * What the latest occurrence did: created a request, or was skipped because the monthly allowance was reached or
+ * (overlap `skip`, or `buffer_one` with one already waiting) the previous occurrence's request was still active.
+ */
+export type RunOutcome = 'enqueued' | 'skipped_usage_limit' | 'skipped_overlap';
+/** Why a paused schedule is paused: by a call, or by its policy after consecutive failed occurrences. */
+export type PauseReason = 'user' | 'failures';
 
 /** The request every occurrence creates: always POST, the body as application/json. */
 export interface ScheduleRequest {
@@ -18,6 +26,12 @@ export interface ScheduleRequest {
   readonly flowKeys: readonly string[];
   /** The callbacks every occurrence's request carries; absent or null for none. */
   readonly callbacks?: RequestCallbacks | null;
+  /** The queue of every occurrence's request; `default` for schedules stored before it could be chosen. */
+  readonly queue: string;
+  /** The per-attempt timeout of every occurrence's request, in seconds. */
+  readonly timeoutSeconds: number;
+  /** The metadata every occurrence's request carries. */
+  readonly metadata: Readonly<Record<string, string>>;
 }
 
 /** A schedule as stored. Times are milliseconds since the Unix epoch, UTC. */
@@ -28,7 +42,12 @@ export interface StoredSchedule {
   readonly name: string;
   readonly timing: Timing;
   readonly status: ScheduleStatus;
+  /** Set while paused: who paused it. */
+  readonly pauseReason: PauseReason | null;
+  readonly policy: SchedulePolicy;
   readonly request: ScheduleRequest;
+  /** Counters, recent runs and firing state (see `runs.ts`). */
+  readonly runs: RunState;
   /** The next occurrence; null while paused. Its timer is what fires it. */
   readonly nextRunAt: number | null;
   /**
@@ -51,6 +70,6 @@ export interface StoredSchedule {
 export type SchedulePatch = Partial<
   Pick<
     StoredSchedule,
-    'name' | 'timing' | 'status' | 'request' | 'nextRunAt' | 'lastRunAt' | 'lastRunOutcome' | 'previousRunAt' | 'previousRunOutcome' | 'updatedAt'
+    | 'name' | 'timing' | 'status' | 'pauseReason' | 'policy' | 'request' | 'runs' | 'nextRunAt' | 'lastRunAt' | 'lastRunOutcome' | 'previousRunAt' | 'previousRunOutcome' | 'updatedAt'
   >
 >;

@@ -297,6 +297,23 @@ export const FIELD_RULES: Readonly<Record<string, FieldRule>> = {
   'ferry.v1.ScheduleRequestInput.retry': RETRY_RULE,
   'ferry.v1.ScheduleRequestInput.flow_keys': FLOW_KEYS_RULE,
   'ferry.v1.ScheduleRequestInput.callbacks': CALLBACKS_RULE,
+  'ferry.v1.ScheduleRequestInput.queue': QUEUE_RULE,
+  'ferry.v1.ScheduleRequestInput.timeout': TIMEOUT_RULE,
+  'ferry.v1.ScheduleRequestInput.metadata': METADATA_RULE,
+
+  // A schedule's policy (schedule-policy.ts), and the calls that make requests outside its timing.
+  'ferry.v1.CreateScheduleRequest.policy': {},
+  'ferry.v1.UpdateScheduleRequest.policy': {},
+  'ferry.v1.SchedulePolicy.overlap': { enum: ['allow_all', 'skip', 'buffer_one'] },
+  'ferry.v1.SchedulePolicy.max_runs': { minimum: 1 },
+  'ferry.v1.SchedulePolicy.jitter_seconds': { minimum: 0, note: 'Shorter than the shortest gap between two occurrences.' },
+  'ferry.v1.SchedulePolicy.pause_after_failures': { minimum: 1, maximum: 100 },
+  'ferry.v1.TriggerScheduleRequest.schedule_id': {},
+  'ferry.v1.TriggerScheduleRequest.idempotency_key': { ...KEY_RULE, required: true },
+  'ferry.v1.BackfillScheduleRequest.schedule_id': {},
+  'ferry.v1.BackfillScheduleRequest.idempotency_key': { ...KEY_RULE, required: true },
+  'ferry.v1.BackfillScheduleRequest.from': { required: true, format: 'date-time' },
+  'ferry.v1.BackfillScheduleRequest.to': { required: true, format: 'date-time' },
 
   ...budgetRules('Queue', 'Queues', 'name', QUEUE_RULE),
   ...budgetRules('FlowKey', 'FlowKeys', 'key', FLOW_KEY_RULE),

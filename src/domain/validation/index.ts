@@ -35,6 +35,7 @@ export {
   type ProjectSettingName,
 } from './project-settings.js';
 export { validateTiming, type TimingInput } from './timing.js';
+export { validateSchedulePolicy, type SchedulePolicyInput } from './schedule-policy.js';
 export {
   validateCreateSchedule,
   validateUpdateSchedule,
@@ -48,3 +49,4 @@ export {
   type ValidPreview,
 } from './schedule-input.js';
 export { validateBulkAction, type BulkActionInput, type BulkFilterInput, type ValidBulkAction, type ValidBulkSelection } from './bulk-input.js';
+export { validateBackfill, type BackfillInput } from './backfill.js';

@@ -4,7 +4,12 @@ import type { Timing } from '../schedule/timing.js';
 import { validateFlowKeys } from './flow-keys.js';
 import { validateDestinationHeaders } from './headers.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_PREVIEW_COUNT, MAX_PAGE_SIZE, MAX_PREVIEW_COUNT, MAX_SCHEDULE_NAME_BYTES, utf8Length } from './limits.js';
-import { requireUrl, validateJsonBody, validateRetryCount } from './request-input.js';
+import { requireUrl, validateJsonBody, validateQueue, validateRetryCount } from './request-input.js';
+import { parseTimeout } from './durations.js';
+import { validateMetadata } from './metadata.js';
+import { validateSchedulePolicy, type SchedulePolicyInput } from './schedule-policy.js';
+import type { SchedulePolicy } from '../schedule/policy.js';
+import { DEFAULT_TIMEOUT_SECONDS } from './limits.js';
 import { validateTiming, type TimingInput } from './timing.js';
 import { parseRfc3339 } from './durations.js';
 import { validateDestinationUrl } from './url.js';
@@ -22,12 +27,20 @@ export interface ScheduleRequestInput {
   flowKeys?: string[];
   /** Absent means none; on update they are replaced like the URL, body and retry. */
   callbacks?: CallbacksInput;
+  /** The queue of every occurrence's request; `default` when absent. */
+  queue?: string;
+  /** The per-attempt timeout, as on a single create (`30s`, `2m`); 50s when absent. */
+  timeout?: string;
+  /** Metadata every occurrence's request carries, by a single create's rules; none when absent. */
+  metadata?: Record<string, string>;
 }
 
 export interface CreateScheduleInput {
   name?: string;
   timing?: TimingInput;
   request?: ScheduleRequestInput;
+  /** Absent: the default policy on create, the stored one on update. */
+  policy?: SchedulePolicyInput;
 }
 
 export type UpdateScheduleInput = CreateScheduleInput;
@@ -41,12 +54,15 @@ export interface ValidatedSchedule {
   readonly name: string;
   readonly timing: Timing;
   readonly request: ScheduleRequest;
+  readonly policy: SchedulePolicy;
 }
 
 /** The changes an update asks for; an absent member is left as stored. */
 export interface ValidatedScheduleUpdate {
   readonly name?: string;
   readonly timing?: Timing;
+  /** The policy as given; it is checked against the timing the schedule will have (`validateSchedulePolicy`). */
+  readonly policy?: SchedulePolicyInput;
   /** `headers` undefined keeps the stored headers. */
   readonly request?: Omit<ScheduleRequest, 'headers'> & { readonly headers: ScheduleRequest['headers'] | undefined };
 }
@@ -70,15 +86,19 @@ function validateScheduleRequest(input: ScheduleRequestInput | undefined, opts: 
   const retry = validateRetryCount(input.retry, 'request.retry') - 1;
   const flowKeys = validateFlowKeys(input.flowKeys, 'request.flow_keys');
   const callbacks = validateCallbacks(input.callbacks, { allowPrivate: opts.allowPrivateDestinations }, 'request.callbacks');
-  return { url, body, retry, flowKeys, callbacks, headers, headersGiven: given.length > 0 };
+  const queue = validateQueue(input.queue ?? undefined, 'request.queue');
+  const timeoutSeconds = input.timeout === undefined || input.timeout === null ? DEFAULT_TIMEOUT_SECONDS : parseTimeout(input.timeout, 'request.timeout');
+  const metadata = input.metadata === undefined || input.metadata === null ? {} : validateMetadata(input.metadata, 'request.metadata');
+  return { url, body, retry, flowKeys, callbacks, headers, headersGiven: given.length > 0, queue, timeoutSeconds, metadata };
 }
 
 /** Create: every member is required but the request's body, headers and retry. */
 export function validateCreateSchedule(input: CreateScheduleInput, opts: ScheduleValidationOptions): ValidatedSchedule {
   const name = validateScheduleName(input.name);
   const timing = validateTiming(input.timing, { now: opts.now, creating: true });
-  const { url, body, retry, flowKeys, callbacks, headers } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, flowKeys, callbacks, headers } };
+  const { headersGiven: _, ...request } = validateScheduleRequest(input.request, opts);
+  const policy = validateSchedulePolicy(input.policy, timing, opts.now);
+  return { name, timing, request, policy };
 }
 
 /**
@@ -87,14 +107,15 @@ export function validateCreateSchedule(input: CreateScheduleInput, opts: Schedul
  */
 export function validateUpdateSchedule(input: UpdateScheduleInput, opts: ScheduleValidationOptions): ValidatedScheduleUpdate {
   const none = (v: unknown) => v === undefined || v === null;
-  if (none(input.name) && none(input.timing) && none(input.request)) {
-    throw new FerryError('MISSING_FIELD', 'An update needs at least one of name, timing and request.');
+  if (none(input.name) && none(input.timing) && none(input.request) && none(input.policy)) {
+    throw new FerryError('MISSING_FIELD', 'An update needs at least one of name, timing, request and policy.');
   }
   const name = none(input.name) ? undefined : validateScheduleName(input.name);
   const timing = none(input.timing) ? undefined : validateTiming(input.timing, { now: opts.now, creating: true });
-  if (none(input.request)) return { name, timing };
-  const { url, body, retry, flowKeys, callbacks, headers, headersGiven } = validateScheduleRequest(input.request, opts);
-  return { name, timing, request: { url, body, retry, flowKeys, callbacks, headers: headersGiven ? headers : undefined } };
+  const policy = none(input.policy) ? undefined : input.policy;
+  if (none(input.request)) return { name, timing, policy };
+  const { headersGiven, headers, ...rest } = validateScheduleRequest(input.request, opts);
+  return { name, timing, policy, request: { ...rest, headers: headersGiven ? headers : undefined } };
 }
 
 export interface PreviewInput {

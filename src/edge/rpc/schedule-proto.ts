@@ -1,6 +1,11 @@
 import { create, fromJson } from '@bufbuild/protobuf';
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
 import type { ScheduleStatus as DomainStatus, RunOutcome as DomainOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
+import type { SchedulePolicy as DomainPolicy } from '../../domain/schedule/policy.js';
+import type { RunKind } from '../../domain/schedule/runs.js';
+import type { RequestStatus } from '../../domain/request.js';
+import type { SchedulePolicyInput } from '../../domain/validation/schedule-policy.js';
+import { formatDuration } from '../../domain/validation/durations.js';
 import type { Timing as DomainTiming } from '../../domain/schedule/timing.js';
 import type { TimingInput } from '../../domain/validation/timing.js';
 import type { CreateScheduleInput, ScheduleRequestInput as DomainRequestInput } from '../../domain/validation/schedule-input.js';
@@ -12,6 +17,7 @@ import {
   type Schedule,
   type ScheduleRequestInput,
   type ScheduleSummary,
+  type SchedulePolicy,
   type Timing,
 } from '../../gen/ferry/v1/schedules_pb.js';
 import { hasRespelledNumber } from '../http/json-source.js';
@@ -19,11 +25,18 @@ import { keepValueText } from '../http/value-text.js';
 import { bodyOf, callbacksInputOf } from './from-proto.js';
 import { callbacksToProto, ts } from './to-proto.js';
 
-const STATUS: Record<DomainStatus, ScheduleStatus> = { active: ScheduleStatus.ACTIVE, paused: ScheduleStatus.PAUSED };
-const OUTCOME: Record<DomainOutcome, RunOutcome> = {
+const STATUS: Record<DomainStatus, ScheduleStatus> = { active: ScheduleStatus.ACTIVE, paused: ScheduleStatus.PAUSED, ended: ScheduleStatus.ENDED };
+const OUTCOME: Record<RunKind, RunOutcome> = {
   enqueued: RunOutcome.ENQUEUED,
   skipped_usage_limit: RunOutcome.SKIPPED_USAGE_LIMIT,
+  skipped_overlap: RunOutcome.SKIPPED_OVERLAP,
+  missed: RunOutcome.MISSED,
+  triggered: RunOutcome.TRIGGERED,
+  backfilled: RunOutcome.BACKFILLED,
 };
+
+/** The status of each recent run's request, by ID; absent when it is no longer kept. */
+export type RunRequestStatuses = ReadonlyMap<string, RequestStatus>;
 
 export function timingInputOf(t: Timing | undefined): TimingInput | undefined {
   if (t === undefined) return undefined;
@@ -48,11 +61,35 @@ export function requestInputOf(r: ScheduleRequestInput | undefined): DomainReque
     // Left out when none are named, so a definition without keys fingerprints as it did before keys existed.
     ...(r.flowKeys.length === 0 ? {} : { flowKeys: [...r.flowKeys] }),
     ...callbacksInputOf(r.callbacks),
+    // Left out when absent, so a definition without them fingerprints as it did before they existed.
+    ...(r.queue === undefined ? {} : { queue: r.queue }),
+    ...(r.timeout === undefined ? {} : { timeout: r.timeout }),
+    ...(Object.keys(r.metadata).length === 0 ? {} : { metadata: { ...r.metadata } }),
   };
 }
 
-export function scheduleInputOf(m: { name?: string; timing?: Timing; request?: ScheduleRequestInput }): CreateScheduleInput {
-  return { name: m.name, timing: timingInputOf(m.timing), request: requestInputOf(m.request) };
+export function policyInputOf(p: SchedulePolicy | undefined): SchedulePolicyInput | undefined {
+  if (p === undefined) return undefined;
+  return {
+    ...(p.overlap === undefined ? {} : { overlap: p.overlap }),
+    ...(p.maxRuns === undefined ? {} : { max_runs: p.maxRuns }),
+    ...(p.jitterSeconds === undefined ? {} : { jitter_seconds: p.jitterSeconds }),
+    ...(p.pauseAfterFailures === undefined ? {} : { pause_after_failures: p.pauseAfterFailures }),
+  };
+}
+
+export function scheduleInputOf(m: { name?: string; timing?: Timing; request?: ScheduleRequestInput; policy?: SchedulePolicy }): CreateScheduleInput {
+  const policy = policyInputOf(m.policy);
+  return { name: m.name, timing: timingInputOf(m.timing), request: requestInputOf(m.request), ...(policy === undefined ? {} : { policy }) };
+}
+
+function policyToProto(p: DomainPolicy) {
+  return {
+    overlap: p.overlap,
+    maxRuns: p.maxRuns ?? undefined,
+    jitterSeconds: p.jitterSeconds,
+    pauseAfterFailures: p.pauseAfterFailures ?? undefined,
+  };
 }
 
 function timingToProto(t: DomainTiming) {
@@ -77,9 +114,11 @@ function summaryFields(s: StoredSchedule) {
     retry: s.request.retry,
     nextRunAt: ts(s.nextRunAt),
     lastRunAt: ts(s.lastRunAt),
-    lastRunOutcome: s.lastRunOutcome === null ? RunOutcome.UNSPECIFIED : OUTCOME[s.lastRunOutcome],
+    lastRunOutcome: s.lastRunOutcome === null ? RunOutcome.UNSPECIFIED : OUTCOME[s.lastRunOutcome satisfies DomainOutcome],
     createdAt: ts(s.createdAt),
     updatedAt: ts(s.updatedAt),
+    policy: policyToProto(s.policy),
+    pauseReason: s.status === 'paused' ? (s.pauseReason ?? 'user') : undefined,
   };
 }
 
@@ -87,10 +126,28 @@ export function scheduleSummaryToProto(s: StoredSchedule): ScheduleSummary {
   return create(ScheduleSummarySchema, summaryFields(s));
 }
 
-/** The detail: the summary and the request definition, header values shown as `[REDACTED]`. */
-export function scheduleToProto(s: StoredSchedule): Schedule {
+/**
+ * The detail: the summary, the request definition (header values shown as `[REDACTED]`), the run counts and the
+ * recent runs with their requests' statuses as `statuses` has them.
+ */
+export function scheduleToProto(s: StoredSchedule, statuses: RunRequestStatuses = new Map()): Schedule {
+  const c = s.runs.counts;
   return create(ScheduleSchema, {
     ...summaryFields(s),
+    runCounts: {
+      enqueued: c.enqueued,
+      skippedUsageLimit: c.skipped_usage_limit,
+      skippedOverlap: c.skipped_overlap,
+      missed: c.missed,
+      triggered: c.triggered,
+      backfilled: c.backfilled,
+    },
+    recentRuns: s.runs.recent.map((r) => ({
+      runAt: ts(r.at),
+      requestId: r.requestId ?? undefined,
+      outcome: OUTCOME[r.outcome],
+      requestStatus: r.requestId === null ? undefined : statuses.get(r.requestId),
+    })),
     request: {
       url: s.request.url,
       body: s.request.body === null ? undefined : storedBody(s.request.body),
@@ -98,6 +155,9 @@ export function scheduleToProto(s: StoredSchedule): Schedule {
       retry: s.request.retry,
       flowKeys: [...(s.request.flowKeys ?? [])],
       callbacks: callbacksToProto(s.request.callbacks ?? null),
+      queue: s.request.queue,
+      timeout: formatDuration(s.request.timeoutSeconds * 1000),
+      metadata: { ...s.request.metadata },
     },
   });
 }

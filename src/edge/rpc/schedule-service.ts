@@ -3,6 +3,7 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { Authenticator } from '../../app/authenticate.js';
 import type { ScheduleCommands } from '../../app/schedule-commands.js';
 import type { ScheduleQueries } from '../../app/schedule-queries.js';
+import type { ScheduleRunCommands } from '../../app/schedule-run-commands.js';
 import type { Project } from '../../domain/project.js';
 import {
   CreateScheduleResponseSchema,
@@ -12,17 +13,21 @@ import {
   PauseScheduleResponseSchema,
   PreviewScheduleResponseSchema,
   ResumeScheduleResponseSchema,
+  TriggerScheduleResponseSchema,
+  BackfillScheduleResponseSchema,
   UpdateScheduleResponseSchema,
   type ScheduleService,
 } from '../../gen/ferry/v1/schedule_service_pb.js';
 import { callerProject } from './caller-project.js';
 import { scheduleInputOf, scheduleSummaryToProto, scheduleToProto, timingInputOf } from './schedule-proto.js';
-import { ts } from './to-proto.js';
+import { acceptanceToProto, ts } from './to-proto.js';
+import { noteAccepted } from '../calls/notes.js';
 
 export interface ScheduleServiceDeps {
   readonly auth: Authenticator;
   readonly commands: ScheduleCommands;
   readonly queries: ScheduleQueries;
+  readonly runs: ScheduleRunCommands;
 }
 
 /**
@@ -56,8 +61,8 @@ export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<type
       });
     },
     async getSchedule(req, ctx) {
-      const schedule = await deps.queries.get(await project(ctx), req.scheduleId);
-      return create(GetScheduleResponseSchema, { schedule: scheduleToProto(schedule) });
+      const { schedule, statuses } = await deps.queries.detail(await project(ctx), req.scheduleId);
+      return create(GetScheduleResponseSchema, { schedule: scheduleToProto(schedule, statuses) });
     },
     async updateSchedule(req, ctx) {
       const schedule = await deps.commands.update(await project(ctx), req.scheduleId, scheduleInputOf(req));
@@ -70,6 +75,15 @@ export function scheduleServiceImpl(deps: ScheduleServiceDeps): ServiceImpl<type
     async resumeSchedule(req, ctx) {
       const schedule = await deps.commands.resume(await project(ctx), req.scheduleId);
       return create(ResumeScheduleResponseSchema, { schedule: scheduleSummaryToProto(schedule) });
+    },
+    async triggerSchedule(req, ctx) {
+      const accepted = await deps.runs.trigger(await project(ctx), req.scheduleId, req.idempotencyKey);
+      noteAccepted(ctx, accepted);
+      return create(TriggerScheduleResponseSchema, { acceptance: acceptanceToProto(accepted) });
+    },
+    async backfillSchedule(req, ctx) {
+      const occurrences = await deps.runs.backfill(await project(ctx), req.scheduleId, { from: req.from, to: req.to }, req.idempotencyKey);
+      return create(BackfillScheduleResponseSchema, { occurrences });
     },
     async deleteSchedule(req, ctx) {
       await deps.commands.delete(await project(ctx), req.scheduleId);

@@ -16,7 +16,7 @@ export function recordSchedulerEvent(metrics: ServiceMetrics, event: SchedulerEv
       if (event.outcome === 'enqueued') {
         // Created as of its instant, even when enqueued ahead of it: then it is queued, as any request due at once.
         metrics.accepted('schedule', 'queued', 1);
-      } else {
+      } else if (event.outcome === 'skipped_usage_limit') {
         metrics.allowanceRejected('monthly');
       }
       return;

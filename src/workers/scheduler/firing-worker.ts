@@ -1,15 +1,19 @@
 import type { Clock, TimerHandle } from '../../domain/clock.js';
+import type { RequestStatus } from '../../domain/request.js';
 import { firedPatch } from '../../domain/schedule/enqueued-ahead.js';
-import { planFiring } from '../../domain/schedule/firing.js';
-import type { RunOutcome, SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
+import type { FiredOccurrence } from '../../domain/schedule/runs.js';
+import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import { VersionConflict, type ShardScope } from '../../ports/requests.js';
 import type { ScheduleStore } from '../../ports/schedules.js';
 import type { SchedulerEvent } from './events.js';
+import { FiringSteps, type FiringStep } from './firing-steps.js';
 
 export interface ScheduleFiringOptions {
   readonly schedules: ScheduleStore;
   /** Creates the request of one occurrence; idempotent per schedule, instant and revision (`updatedAt`). */
-  readonly fire: (schedule: StoredSchedule, at: number) => Promise<RunOutcome>;
+  readonly fire: (schedule: StoredSchedule, at: number) => Promise<FiredOccurrence>;
+  /** The status of a request, for the policy's overlap and failure rules; null when it is gone. */
+  readonly requestStatus: (projectId: string, requestId: string) => Promise<RequestStatus | null>;
   /**
    * Withdraws the occurrence at `at` that `schedule` (as read before firing) fired, unless its request was created by
    * `asOf`: the schedule changed before that instant, so what was fired no longer applies.
@@ -60,8 +64,11 @@ export class ScheduleFiring {
   private current: Promise<void> = Promise.resolve();
   /** Schedules whose last firing failed: how often in a row, and when they may be tried again. */
   private readonly backedOff = new Map<string, { failures: number; until: number }>();
+  private readonly steps: FiringSteps;
 
-  constructor(private readonly o: ScheduleFiringOptions) {}
+  constructor(private readonly o: ScheduleFiringOptions) {
+    this.steps = new FiringSteps({ fire: o.fire, requestStatus: o.requestStatus, emit: (e) => this.emit(e) });
+  }
 
   start(): void {
     this.wake();
@@ -102,8 +109,10 @@ export class ScheduleFiring {
       if (next === null || next > horizon) return this.sleep(next === null ? this.o.idlePollMs : Math.min(next - horizon, this.o.idlePollMs));
       this.forgetStaleBackoffs(now);
       const read = await this.o.schedules.due(horizon, BATCH + this.backedOff.size, scope);
-      const due = read.filter((s) => (this.backedOff.get(s.id)?.until ?? 0) <= now);
-      if (due.length === 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
+      // Overlap is decided at the instant, on the previous request as it is then: such occurrences are not fired ahead.
+      const early = read.filter((s) => s.policy.overlap !== 'allow_all' && s.nextRunAt! > now);
+      const due = read.filter((s) => (this.backedOff.get(s.id)?.until ?? 0) <= now && !early.includes(s));
+      if (due.length === 0) return this.sleep(early.length > 0 ? Math.min(RETRY_AFTER_FAILURE_MS, ...early.map((s) => s.nextRunAt! - now)) : RETRY_AFTER_FAILURE_MS);
       const failures = await this.fireAll(due);
       if (failures > 0) return this.sleep(RETRY_AFTER_FAILURE_MS);
       // More may be due (a full batch), or the next run may be now already: look again at once.
@@ -154,28 +163,19 @@ export class ScheduleFiring {
   }
 
   private async fireOne(s: StoredSchedule): Promise<void> {
-    const now = this.o.clock.now();
-    const plan = planFiring(s.timing, s.nextRunAt!, now);
-    let fired: { at: number; outcome: RunOutcome } | null = null;
-    if (plan.fireAt === null) {
-      this.emit({ type: 'occurrence_missed', scheduleId: s.id, at: s.nextRunAt! });
-    } else {
-      const outcome = await this.o.fire(s, plan.fireAt);
-      fired = { at: plan.fireAt, outcome };
-      this.emit({ type: 'occurrence_fired', scheduleId: s.id, at: plan.fireAt, outcome, firedAt: this.o.clock.now() });
-    }
-    await this.moveOn(s, plan.nextRunAt, fired);
+    await this.moveOn(s, await this.steps.step(s, this.o.clock.now()));
   }
 
   /**
-   * Moves the schedule's timer past the occurrence and records its outcome. A concurrent change (an update, a
-   * pause, another process firing the same occurrence) makes the write conflict: then the fresh schedule is moved
-   * on only if it still waits for the same run, and the outcome recorded only if nothing later was. A change made
-   * through the API before the occurrence's instant (a new revision, or the schedule gone) comes before its run:
-   * the change may not have seen what was fired, so it is withdrawn here, and the schedule is left as the change
-   * left it.
+   * Moves the schedule's timer past the occurrence and records its outcome and run state. A concurrent change (an
+   * update, a pause, another process firing the same occurrence, a trigger) makes the write conflict: then the fresh
+   * schedule is moved on only if it still waits for the same run, and the outcome recorded only if nothing later
+   * was. A change made through the API before the occurrence's instant (a new revision, or the schedule gone) comes
+   * before its run: the change may not have seen what was fired, so it is withdrawn here, and the schedule is left
+   * as the change left it.
    */
-  private async moveOn(s: StoredSchedule, nextRunAt: number | null, fired: { at: number; outcome: RunOutcome } | null): Promise<void> {
+  private async moveOn(s: StoredSchedule, step: FiringStep): Promise<void> {
+    const { fired } = step;
     let current: StoredSchedule | null = s;
     for (let tries = 0; tries < MAX_MOVE_TRIES; tries++) {
       if (fired !== null && (current === null || current.updatedAt !== s.updatedAt)) {
@@ -190,7 +190,8 @@ export class ScheduleFiring {
       const recordRun = fired !== null && (current.lastRunAt ?? Number.NEGATIVE_INFINITY) < fired.at;
       if (!waitsForThisRun && !recordRun) return;
       const ran = fired !== null && recordRun ? firedPatch(current, fired.at, fired.outcome) : {};
-      const patch: SchedulePatch = { ...(waitsForThisRun ? { nextRunAt } : {}), ...ran };
+      const moved: SchedulePatch = waitsForThisRun ? { nextRunAt: step.nextRunAt, ...(step.stop ?? {}) } : {};
+      const patch: SchedulePatch = { ...moved, ...ran, runs: step.runs(current.runs) };
       try {
         await this.o.schedules.update(current.projectId, current.id, current.version, patch);
         return;

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, expect } from 'vitest';
+import { DEFAULT_SCHEDULE_POLICY } from '../../../src/domain/schedule/default-policy.js';
+import { EMPTY_RUN_STATE } from '../../../src/domain/schedule/runs.js';
 import type { AttemptRecord, RequestPatch, StoredRequest } from '../../../src/domain/request.js';
 import type { Settlement } from '../../../src/domain/request-lifecycle/index.js';
 import type { StoredSchedule } from '../../../src/domain/schedule/schedule.js';
@@ -98,7 +100,10 @@ export function aSchedule(overrides: Partial<StoredSchedule> = {}): StoredSchedu
     name: 'nightly report',
     timing: { type: 'interval', everySeconds: 60, startsAt: null, firstRunAt, endsAt: null },
     status: 'active',
-    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [], callbacks: null },
+    pauseReason: null,
+    policy: DEFAULT_SCHEDULE_POLICY,
+    runs: EMPTY_RUN_STATE,
+    request: { url: 'https://example.com/cron', headers: [], body: null, retry: 3, flowKeys: [], callbacks: null, queue: 'default', timeoutSeconds: 50, metadata: {} },
     nextRunAt: firstRunAt,
     lastRunAt: null,
     lastRunOutcome: null,

@@ -44,6 +44,9 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
           retry: 19,
           flowKeys: [],
           callbacks: { onSuccess: 'https://example.com/ok', onFailure: null },
+          queue: 'default',
+          timeoutSeconds: 50,
+          metadata: {},
         },
         nextRunAt: T0 + 5 * MINUTE,
         lastRunAt: T0 - 5 * MINUTE,
@@ -54,7 +57,7 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
       const interval = aSchedule({
         timing: { type: 'interval', everySeconds: 30 * 24 * 3600, startsAt: T0 + 7 * MINUTE, firstRunAt: T0 + 7 * MINUTE, endsAt: T0 + 60 * MINUTE },
         status: 'paused',
-        request: { url: 'https://example.com/hook', headers: [], body: null, retry: 0, flowKeys: [], callbacks: null },
+        request: { url: 'https://example.com/hook', headers: [], body: null, retry: 0, flowKeys: [], callbacks: null, queue: 'default', timeoutSeconds: 50, metadata: {} },
         nextRunAt: null,
         lastRunAt: T0 - MINUTE,
         lastRunOutcome: 'enqueued',
@@ -122,14 +125,14 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
     });
 
     it('applies only the keys a patch gives, bumps the version and returns the schedule as stored', async () => {
-      const s = aSchedule({ request: { url: 'https://example.com/a', headers: [['X-A', '1']], body: new Uint8Array([1, 2]), retry: 2, flowKeys: [], callbacks: null } });
+      const s = aSchedule({ request: { url: 'https://example.com/a', headers: [['X-A', '1']], body: new Uint8Array([1, 2]), retry: 2, flowKeys: [], callbacks: null, queue: 'default', timeoutSeconds: 50, metadata: {} } });
       await store().insert(s);
 
       const renamed = await store().update(PROJECT_A, s.id, 1, { name: 'renamed', status: undefined, nextRunAt: undefined });
       expect(renamed).toStrictEqual({ ...s, name: 'renamed', version: 2 });
       expect(await store().get(PROJECT_A, s.id)).toStrictEqual(renamed);
 
-      const request = { url: 'https://example.com/b', headers: [['x-b', 'two'], ['X-A', 'one']] as const, body: null, retry: 7, flowKeys: [], callbacks: { onSuccess: null, onFailure: 'https://example.com/failed' } };
+      const request = { url: 'https://example.com/b', headers: [['x-b', 'two'], ['X-A', 'one']] as const, body: null, retry: 7, flowKeys: [], callbacks: { onSuccess: null, onFailure: 'https://example.com/failed' }, queue: 'q.2', timeoutSeconds: 120, metadata: { k: 'v' } };
       const timing = { type: 'cron', expression: '0 3 * * *', timezone: 'Europe/Berlin', dst: { gap: 'shift', overlap: 'second' }, startsAt: null, endsAt: null } as const;
       const ran = await store().update(PROJECT_A, s.id, 2, {
         request,
@@ -160,6 +163,42 @@ export function describeScheduleStoreContract(makeBackend: BackendFactory): void
       expect(paused).toStrictEqual({ ...expected, status: 'paused', nextRunAt: null, previousRunAt: null, previousRunOutcome: null, version: 4 });
       expect(await store().get(PROJECT_A, s.id)).toStrictEqual(paused);
       expect((await store().update(PROJECT_A, s.id, 4, {})).version).toBe(5);
+    });
+
+    it('keeps the policy, the pause reason, the run state and the request\'s queue, timeout and metadata, on insert and on update', async () => {
+      const runs = {
+        counts: { enqueued: 7, skipped_usage_limit: 1, skipped_overlap: 2, missed: 0, triggered: 3, backfilled: 40 },
+        recent: [
+          { at: T0 + MINUTE, requestId: null, outcome: 'skipped_overlap' as const },
+          { at: T0, requestId: 'req_x', outcome: 'enqueued' as const },
+        ],
+        buffered: T0 + 2 * MINUTE,
+        upcoming: T0 + 3 * MINUTE,
+        failureStreak: 2,
+        watched: ['req_x'],
+        backfilled: [[T0 - 60 * MINUTE, T0 - 30 * MINUTE] as const],
+      };
+      const s = aSchedule({
+        status: 'paused',
+        pauseReason: 'failures',
+        nextRunAt: null,
+        policy: { overlap: 'buffer_one', maxRuns: 12, jitterSeconds: 30, pauseAfterFailures: 3 },
+        runs,
+        request: { url: 'https://example.com/q', headers: [], body: null, retry: 1, flowKeys: [], callbacks: null, queue: 'billing.eu', timeoutSeconds: 300, metadata: { tenant: 'ä 7', 'a.b': '' } },
+      });
+      await store().insert(s);
+      expect(await store().get(PROJECT_A, s.id)).toStrictEqual(s);
+
+      const changed = await store().update(PROJECT_A, s.id, 1, {
+        status: 'active',
+        pauseReason: null,
+        policy: { overlap: 'allow_all', maxRuns: null, jitterSeconds: 0, pauseAfterFailures: null },
+        runs: { ...runs, buffered: null, upcoming: null, failureStreak: 0, watched: [] },
+        nextRunAt: T0 + 5 * MINUTE,
+      });
+      expect(await store().get(PROJECT_A, s.id)).toStrictEqual(changed);
+      expect(changed).toMatchObject({ status: 'active', pauseReason: null, policy: { overlap: 'allow_all', maxRuns: null }, runs: { buffered: null, failureStreak: 0 } });
+      expect(changed.request).toStrictEqual(s.request);
     });
 
     it('refuses a stale version, a missing schedule or another project\'s with VersionConflict, changing nothing', async () => {

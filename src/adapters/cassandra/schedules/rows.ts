@@ -1,15 +1,17 @@
 import { types } from 'cassandra-driver';
 import type { HeaderEntry } from '../../../domain/request.js';
-import type { RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
+import type { PauseReason, RunOutcome, SchedulePatch, ScheduleStatus, StoredSchedule } from '../../../domain/schedule/schedule.js';
 import { timingWithDefaults, type Timing, type TimingRecord } from '../../../domain/schedule/timing.js';
 import { callbacksColumn, callbacksFromColumn, flowKeysColumn, flowKeysFromColumn } from '../../request-json-columns.js';
+import { metadataColumn, metadataFromColumn, policyColumn, policyFromColumn, runsColumn, runsFromColumn } from '../../schedule-json-columns.js';
+import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../../../domain/validation/index.js';
 import { blob, millis, type CassandraSession, type Statement } from '../session.js';
 
 /** The columns read back into a schedule, in the order `insert` binds them. */
 const COLUMNS = [
   'id', 'project_id', 'name', 'timing', 'status', 'url', 'headers', 'body', 'retry', 'next_run_at', 'last_run_at',
   'last_run_outcome', 'created_at', 'updated_at', 'version', 'previous_run_at', 'previous_run_outcome', 'flow_keys',
-  'callbacks',
+  'callbacks', 'queue', 'timeout_seconds', 'metadata', 'policy', 'pause_reason', 'runs',
 ] as const;
 
 /** A schedule as read, with the write that made its version (see `change_id` in the schema). */
@@ -67,7 +69,8 @@ export class ScheduleRows {
     const values = [
       s.id, s.projectId, s.name, timingText(s.timing), s.status, r.url, headersText(r.headers), bodyValue(r.body), r.retry,
       s.nextRunAt, s.lastRunAt, s.lastRunOutcome, s.createdAt, s.updatedAt, s.version, s.previousRunAt, s.previousRunOutcome,
-      flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks),
+      flowKeysColumn(r.flowKeys ?? []), callbacksColumn(r.callbacks), r.queue, r.timeoutSeconds, metadataColumn(r.metadata),
+      policyColumn(s.policy), s.pauseReason, runsColumn(s.runs),
     ];
     return { query: this.insertRow, params: [...values.map((v) => v ?? types.unset), changeId] };
   }
@@ -94,7 +97,13 @@ export class ScheduleRows {
       // Replaced whole with the request: no keys clears the cell (schedule changes are rare, so is this tombstone).
       set('flow_keys', flowKeysColumn(patch.request.flowKeys ?? []));
       set('callbacks', callbacksColumn(patch.request.callbacks));
+      set('queue', patch.request.queue);
+      set('timeout_seconds', patch.request.timeoutSeconds);
+      set('metadata', metadataColumn(patch.request.metadata));
     }
+    if (patch.policy !== undefined) set('policy', policyColumn(patch.policy));
+    if (patch.pauseReason !== undefined) set('pause_reason', patch.pauseReason);
+    if (patch.runs !== undefined) set('runs', runsColumn(patch.runs));
     if (patch.nextRunAt !== undefined) set('next_run_at', patch.nextRunAt);
     if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt);
     if (patch.lastRunOutcome !== undefined) set('last_run_outcome', patch.lastRunOutcome);
@@ -136,6 +145,9 @@ function scheduleFromRow(row: types.Row): StoredSchedule {
     name: row['name'] as string,
     timing: timingFromText(row['timing'] as string),
     status: row['status'] as ScheduleStatus,
+    pauseReason: (row['pause_reason'] as PauseReason | null) ?? null,
+    policy: policyFromColumn(row['policy'] as string | null),
+    runs: runsFromColumn(row['runs'] as string | null),
     request: {
       url: row['url'] as string,
       headers: JSON.parse(row['headers'] as string) as HeaderEntry[],
@@ -144,6 +156,9 @@ function scheduleFromRow(row: types.Row): StoredSchedule {
       retry: row['retry'] as number,
       flowKeys: flowKeysFromColumn(row['flow_keys'] as string | null),
       callbacks: callbacksFromColumn(row['callbacks'] as string | null),
+      queue: (row['queue'] as string | null) ?? DEFAULT_QUEUE,
+      timeoutSeconds: (row['timeout_seconds'] as number | null) ?? DEFAULT_TIMEOUT_SECONDS,
+      metadata: metadataFromColumn(row['metadata'] as string | null),
     },
     nextRunAt: millis(row['next_run_at']),
     lastRunAt: millis(row['last_run_at']),

@@ -5,7 +5,9 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_ferry_v1_http } from "./http_pb.js";
-import type { Schedule, ScheduleRequestInput, ScheduleSummary, Timing } from "./schedules_pb.js";
+import type { Acceptance } from "./requests_pb.js";
+import { file_ferry_v1_requests } from "./requests_pb.js";
+import type { Schedule, SchedulePolicy, ScheduleRequestInput, ScheduleSummary, Timing } from "./schedules_pb.js";
 import { file_ferry_v1_schedules } from "./schedules_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -15,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedule_service.proto.
  */
 export const file_ferry_v1_schedule_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSK4AQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IioAEKFlByZXZpZXdTY2hlZHVsZVJlcXVlc3QSIAoGdGltaW5nGAEgASgLMhAuZmVycnkudjEuVGltaW5nEhIKBWFmdGVyGAIgASgJSACIAQESEgoFY291bnQYAyABKAVIAYgBARIYCgtzY2hlZHVsZV9pZBgEIAEoCUgCiAEBQggKBl9hZnRlckIICgZfY291bnRCDgoMX3NjaGVkdWxlX2lkImwKF1ByZXZpZXdTY2hlZHVsZVJlc3BvbnNlEi0KCXJ1bl90aW1lcxgBIAMoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIgoEcnVucxgCIAMoCzIULmZlcnJ5LnYxLlByZXZpZXdSdW4iegoKUHJldmlld1J1bhIsCgJhdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMQoHaW5zdGFudBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESCwoDZHN0GAMgASgJIikKEkdldFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI7ChNHZXRTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUimwEKFVVwZGF0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dEIHCgVfbmFtZSJFChZVcGRhdGVTY2hlZHVsZVJlc3BvbnNlEisKCHNjaGVkdWxlGAEgASgLMhkuZmVycnkudjEuU2NoZWR1bGVTdW1tYXJ5IisKFFBhdXNlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkQKFVBhdXNlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVSZXN1bWVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiRQoWUmVzdW1lU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVEZWxldGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZTLwCAoPU2NoZWR1bGVTZXJ2aWNlEqMBCg5DcmVhdGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2UiTsrzGEoKBFBPU1QSCi9zY2hlZHVsZXMYyQEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCHNjaGVkdWxlSICAIBKKAQoNTGlzdFNjaGVkdWxlcxIeLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXF1ZXN0Gh8uZmVycnkudjEuTGlzdFNjaGVkdWxlc1Jlc3BvbnNlIjjK8xg0CgNHRVQSCi9zY2hlZHVsZXMYyAEyBWxpbWl0MgZjdXJzb3JCCXNjaGVkdWxlc2IEcGFnZRJ8Cg9QcmV2aWV3U2NoZWR1bGUSIC5mZXJyeS52MS5QcmV2aWV3U2NoZWR1bGVSZXF1ZXN0GiEuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVzcG9uc2UiJMrzGCAKBFBPU1QSEi9zY2hlZHVsZXMvcHJldmlldxjIASIBKhJ8CgtHZXRTY2hlZHVsZRIcLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVxdWVzdBodLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVzcG9uc2UiMMrzGCwKA0dFVBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBQghzY2hlZHVsZRKOAQoOVXBkYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlc3BvbnNlIjnK8xg1CgVQQVRDSBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBIgEqQghzY2hlZHVsZUiAgCASiQEKDVBhdXNlU2NoZWR1bGUSHi5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVxdWVzdBofLmZlcnJ5LnYxLlBhdXNlU2NoZWR1bGVSZXNwb25zZSI3yvMYMwoEUE9TVBIeL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3BhdXNlGMgBQghzY2hlZHVsZRKNAQoOUmVzdW1lU2NoZWR1bGUSHy5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlIjjK8xg0CgRQT1NUEh8vc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vcmVzdW1lGMgBQghzY2hlZHVsZRKAAQoORGVsZXRlU2NoZWR1bGUSHy5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5EZWxldGVTY2hlZHVsZVJlc3BvbnNlIivK8xgnCgZERUxFVEUSGC9zY2hlZHVsZXMve3NjaGVkdWxlX2lkfRjMAVgBYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
+  fileDesc("Ch9mZXJyeS92MS9zY2hlZHVsZV9zZXJ2aWNlLnByb3RvEghmZXJyeS52MSLiAQoVQ3JlYXRlU2NoZWR1bGVSZXF1ZXN0EhwKD2lkZW1wb3RlbmN5X2tleRgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIgCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmcSLwoHcmVxdWVzdBgEIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0EigKBnBvbGljeRgFIAEoCzIYLmZlcnJ5LnYxLlNjaGVkdWxlUG9saWN5QhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX25hbWUiRQoWQ3JlYXRlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSJUChRMaXN0U2NoZWR1bGVzUmVxdWVzdBISCgVsaW1pdBgBIAEoBUgAiAEBEhMKBmN1cnNvchgCIAEoCUgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yImsKFUxpc3RTY2hlZHVsZXNSZXNwb25zZRIsCglzY2hlZHVsZXMYASADKAsyGS5mZXJyeS52MS5TY2hlZHVsZVN1bW1hcnkSJAoEcGFnZRgCIAEoCzIWLmZlcnJ5LnYxLlNjaGVkdWxlUGFnZSI4CgxTY2hlZHVsZVBhZ2USGAoLbmV4dF9jdXJzb3IYASABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IioAEKFlByZXZpZXdTY2hlZHVsZVJlcXVlc3QSIAoGdGltaW5nGAEgASgLMhAuZmVycnkudjEuVGltaW5nEhIKBWFmdGVyGAIgASgJSACIAQESEgoFY291bnQYAyABKAVIAYgBARIYCgtzY2hlZHVsZV9pZBgEIAEoCUgCiAEBQggKBl9hZnRlckIICgZfY291bnRCDgoMX3NjaGVkdWxlX2lkImwKF1ByZXZpZXdTY2hlZHVsZVJlc3BvbnNlEi0KCXJ1bl90aW1lcxgBIAMoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIgoEcnVucxgCIAMoCzIULmZlcnJ5LnYxLlByZXZpZXdSdW4iegoKUHJldmlld1J1bhIsCgJhdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESMQoHaW5zdGFudBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESCwoDZHN0GAMgASgJIikKEkdldFNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCSI7ChNHZXRTY2hlZHVsZVJlc3BvbnNlEiQKCHNjaGVkdWxlGAEgASgLMhIuZmVycnkudjEuU2NoZWR1bGUixQEKFVVwZGF0ZVNjaGVkdWxlUmVxdWVzdBITCgtzY2hlZHVsZV9pZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESIAoGdGltaW5nGAMgASgLMhAuZmVycnkudjEuVGltaW5nEi8KB3JlcXVlc3QYBCABKAsyHi5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dBIoCgZwb2xpY3kYBSABKAsyGC5mZXJyeS52MS5TY2hlZHVsZVBvbGljeUIHCgVfbmFtZSJFChZVcGRhdGVTY2hlZHVsZVJlc3BvbnNlEisKCHNjaGVkdWxlGAEgASgLMhkuZmVycnkudjEuU2NoZWR1bGVTdW1tYXJ5IisKFFBhdXNlU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJIkQKFVBhdXNlU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVSZXN1bWVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiRQoWUmVzdW1lU2NoZWR1bGVSZXNwb25zZRIrCghzY2hlZHVsZRgBIAEoCzIZLmZlcnJ5LnYxLlNjaGVkdWxlU3VtbWFyeSIsChVEZWxldGVTY2hlZHVsZVJlcXVlc3QSEwoLc2NoZWR1bGVfaWQYASABKAkiGAoWRGVsZXRlU2NoZWR1bGVSZXNwb25zZSJfChZUcmlnZ2VyU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJEhwKD2lkZW1wb3RlbmN5X2tleRgCIAEoCUgAiAEBQhIKEF9pZGVtcG90ZW5jeV9rZXkiQwoXVHJpZ2dlclNjaGVkdWxlUmVzcG9uc2USKAoKYWNjZXB0YW5jZRgBIAEoCzIULmZlcnJ5LnYxLkFjY2VwdGFuY2UilAEKF0JhY2tmaWxsU2NoZWR1bGVSZXF1ZXN0EhMKC3NjaGVkdWxlX2lkGAEgASgJEhwKD2lkZW1wb3RlbmN5X2tleRgCIAEoCUgAiAEBEhEKBGZyb20YAyABKAlIAYgBARIPCgJ0bxgEIAEoCUgCiAEBQhIKEF9pZGVtcG90ZW5jeV9rZXlCBwoFX2Zyb21CBQoDX3RvIi8KGEJhY2tmaWxsU2NoZWR1bGVSZXNwb25zZRITCgtvY2N1cnJlbmNlcxgBIAEoBTLfCwoPU2NoZWR1bGVTZXJ2aWNlEqMBCg5DcmVhdGVTY2hlZHVsZRIfLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVxdWVzdBogLmZlcnJ5LnYxLkNyZWF0ZVNjaGVkdWxlUmVzcG9uc2UiTsrzGEoKBFBPU1QSCi9zY2hlZHVsZXMYyQEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXlCCHNjaGVkdWxlSICAIBKKAQoNTGlzdFNjaGVkdWxlcxIeLmZlcnJ5LnYxLkxpc3RTY2hlZHVsZXNSZXF1ZXN0Gh8uZmVycnkudjEuTGlzdFNjaGVkdWxlc1Jlc3BvbnNlIjjK8xg0CgNHRVQSCi9zY2hlZHVsZXMYyAEyBWxpbWl0MgZjdXJzb3JCCXNjaGVkdWxlc2IEcGFnZRJ8Cg9QcmV2aWV3U2NoZWR1bGUSIC5mZXJyeS52MS5QcmV2aWV3U2NoZWR1bGVSZXF1ZXN0GiEuZmVycnkudjEuUHJldmlld1NjaGVkdWxlUmVzcG9uc2UiJMrzGCAKBFBPU1QSEi9zY2hlZHVsZXMvcHJldmlldxjIASIBKhJ8CgtHZXRTY2hlZHVsZRIcLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVxdWVzdBodLmZlcnJ5LnYxLkdldFNjaGVkdWxlUmVzcG9uc2UiMMrzGCwKA0dFVBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBQghzY2hlZHVsZRKOAQoOVXBkYXRlU2NoZWR1bGUSHy5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5VcGRhdGVTY2hlZHVsZVJlc3BvbnNlIjnK8xg1CgVQQVRDSBIYL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9GMgBIgEqQghzY2hlZHVsZUiAgCASiQEKDVBhdXNlU2NoZWR1bGUSHi5mZXJyeS52MS5QYXVzZVNjaGVkdWxlUmVxdWVzdBofLmZlcnJ5LnYxLlBhdXNlU2NoZWR1bGVSZXNwb25zZSI3yvMYMwoEUE9TVBIeL3NjaGVkdWxlcy97c2NoZWR1bGVfaWR9L3BhdXNlGMgBQghzY2hlZHVsZRKNAQoOUmVzdW1lU2NoZWR1bGUSHy5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlcXVlc3QaIC5mZXJyeS52MS5SZXN1bWVTY2hlZHVsZVJlc3BvbnNlIjjK8xg0CgRQT1NUEh8vc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vcmVzdW1lGMgBQghzY2hlZHVsZRK3AQoPVHJpZ2dlclNjaGVkdWxlEiAuZmVycnkudjEuVHJpZ2dlclNjaGVkdWxlUmVxdWVzdBohLmZlcnJ5LnYxLlRyaWdnZXJTY2hlZHVsZVJlc3BvbnNlIl/K8xhbCgRQT1NUEiAvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vdHJpZ2dlchjKAToiCg9JZGVtcG90ZW5jeS1LZXkSD2lkZW1wb3RlbmN5X2tleUIKYWNjZXB0YW5jZRKyAQoQQmFja2ZpbGxTY2hlZHVsZRIhLmZlcnJ5LnYxLkJhY2tmaWxsU2NoZWR1bGVSZXF1ZXN0GiIuZmVycnkudjEuQmFja2ZpbGxTY2hlZHVsZVJlc3BvbnNlIlfK8xhTCgRQT1NUEiEvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0vYmFja2ZpbGwYygEiASo6IgoPSWRlbXBvdGVuY3ktS2V5Eg9pZGVtcG90ZW5jeV9rZXkSgAEKDkRlbGV0ZVNjaGVkdWxlEh8uZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXF1ZXN0GiAuZmVycnkudjEuRGVsZXRlU2NoZWR1bGVSZXNwb25zZSIryvMYJwoGREVMRVRFEhgvc2NoZWR1bGVzL3tzY2hlZHVsZV9pZH0YzAFYAWIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_requests, file_ferry_v1_schedules, file_google_protobuf_timestamp]);
 
 /**
  * CreateScheduleRequest defines a new schedule.
@@ -50,6 +52,13 @@ export type CreateScheduleRequest = Message<"ferry.v1.CreateScheduleRequest"> & 
    * @generated from field: ferry.v1.ScheduleRequestInput request = 4;
    */
   request?: ScheduleRequestInput | undefined;
+
+  /**
+   * How occurrences behave when they fire; the defaults when absent.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 5;
+   */
+  policy?: SchedulePolicy | undefined;
 };
 
 /**
@@ -340,6 +349,13 @@ export type UpdateScheduleRequest = Message<"ferry.v1.UpdateScheduleRequest"> & 
    * @generated from field: ferry.v1.ScheduleRequestInput request = 4;
    */
   request?: ScheduleRequestInput | undefined;
+
+  /**
+   * The new policy, as a whole: its absent members take their defaults.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 5;
+   */
+  policy?: SchedulePolicy | undefined;
 };
 
 /**
@@ -491,6 +507,118 @@ export const DeleteScheduleResponseSchema: GenMessage<DeleteScheduleResponse> = 
   messageDesc(file_ferry_v1_schedule_service, 17);
 
 /**
+ * TriggerScheduleRequest names the schedule to trigger.
+ *
+ * @generated from message ferry.v1.TriggerScheduleRequest
+ */
+export type TriggerScheduleRequest = Message<"ferry.v1.TriggerScheduleRequest"> & {
+  /**
+   * The schedule ID.
+   *
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * The idempotency key, required, 1 to 255 bytes: the same key answers the same request.
+   *
+   * @generated from field: optional string idempotency_key = 2;
+   */
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.TriggerScheduleRequest.
+ * Use `create(TriggerScheduleRequestSchema)` to create a new message.
+ */
+export const TriggerScheduleRequestSchema: GenMessage<TriggerScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 18);
+
+/**
+ * TriggerScheduleResponse carries the request the trigger created.
+ *
+ * @generated from message ferry.v1.TriggerScheduleResponse
+ */
+export type TriggerScheduleResponse = Message<"ferry.v1.TriggerScheduleResponse"> & {
+  /**
+   * The acceptance of the created request.
+   *
+   * @generated from field: ferry.v1.Acceptance acceptance = 1;
+   */
+  acceptance?: Acceptance | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.TriggerScheduleResponse.
+ * Use `create(TriggerScheduleResponseSchema)` to create a new message.
+ */
+export const TriggerScheduleResponseSchema: GenMessage<TriggerScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 19);
+
+/**
+ * BackfillScheduleRequest names the schedule and the range to backfill.
+ *
+ * @generated from message ferry.v1.BackfillScheduleRequest
+ */
+export type BackfillScheduleRequest = Message<"ferry.v1.BackfillScheduleRequest"> & {
+  /**
+   * The schedule ID.
+   *
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * The idempotency key, required, 1 to 255 bytes.
+   *
+   * @generated from field: optional string idempotency_key = 2;
+   */
+  idempotencyKey?: string | undefined;
+
+  /**
+   * The RFC 3339 start of the range, inclusive.
+   *
+   * @generated from field: optional string from = 3;
+   */
+  from?: string | undefined;
+
+  /**
+   * The RFC 3339 end of the range, exclusive; not in the future, and at most 1,000 instants after `from`.
+   *
+   * @generated from field: optional string to = 4;
+   */
+  to?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.BackfillScheduleRequest.
+ * Use `create(BackfillScheduleRequestSchema)` to create a new message.
+ */
+export const BackfillScheduleRequestSchema: GenMessage<BackfillScheduleRequest> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 20);
+
+/**
+ * BackfillScheduleResponse tells how many requests the backfill created.
+ *
+ * @generated from message ferry.v1.BackfillScheduleResponse
+ */
+export type BackfillScheduleResponse = Message<"ferry.v1.BackfillScheduleResponse"> & {
+  /**
+   * Requests created by this call; instants created before (by an earlier backfill) are not counted.
+   *
+   * @generated from field: int32 occurrences = 1;
+   */
+  occurrences: number;
+};
+
+/**
+ * Describes the message ferry.v1.BackfillScheduleResponse.
+ * Use `create(BackfillScheduleResponseSchema)` to create a new message.
+ */
+export const BackfillScheduleResponseSchema: GenMessage<BackfillScheduleResponse> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedule_service, 21);
+
+/**
  * ScheduleService manages recurring schedules that create ordinary requests. Every call is scoped to the project
  * selected by the bearer API key in the `authorization` header.
  *
@@ -567,6 +695,27 @@ export const ScheduleService: GenService<{
     methodKind: "unary";
     input: typeof ResumeScheduleRequestSchema;
     output: typeof ResumeScheduleResponseSchema;
+  },
+  /**
+   * TriggerSchedule creates one occurrence's request now, outside the timing, also while paused.
+   *
+   * @generated from rpc ferry.v1.ScheduleService.TriggerSchedule
+   */
+  triggerSchedule: {
+    methodKind: "unary";
+    input: typeof TriggerScheduleRequestSchema;
+    output: typeof TriggerScheduleResponseSchema;
+  },
+  /**
+   * BackfillSchedule creates a request, due now, for each of the timing's past instants in a range, each instant
+   * once however often it is backfilled.
+   *
+   * @generated from rpc ferry.v1.ScheduleService.BackfillSchedule
+   */
+  backfillSchedule: {
+    methodKind: "unary";
+    input: typeof BackfillScheduleRequestSchema;
+    output: typeof BackfillScheduleResponseSchema;
   },
   /**
    * DeleteSchedule removes a schedule and cancels its future occurrences.

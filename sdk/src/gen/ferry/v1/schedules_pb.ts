@@ -15,7 +15,150 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ferry/v1/schedules.proto.
  */
 export const file_ferry_v1_schedules: GenFile = /*@__PURE__*/
-  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIvoBCgZUaW1pbmcSDAoEdHlwZRgBIAEoCRIXCgpleHByZXNzaW9uGAIgASgJSACIAQESFQoIdGltZXpvbmUYAyABKAlIAYgBARIaCg1ldmVyeV9zZWNvbmRzGAQgASgFSAKIAQESFgoJc3RhcnRzX2F0GAUgASgJSAOIAQESIAoDZHN0GAYgASgLMhMuZmVycnkudjEuRHN0UG9saWN5EhQKB2VuZHNfYXQYByABKAlIBIgBAUINCgtfZXhwcmVzc2lvbkILCglfdGltZXpvbmVCEAoOX2V2ZXJ5X3NlY29uZHNCDAoKX3N0YXJ0c19hdEIKCghfZW5kc19hdCJTCglEc3RQb2xpY3kSFgoDZ2FwGAEgASgJQgTQ8xgBSACIAQESGgoHb3ZlcmxhcBgCIAEoCUIE0PMYAUgBiAEBQgYKBF9nYXBCCgoIX292ZXJsYXAiqQIKFFNjaGVkdWxlUmVxdWVzdElucHV0EhYKA3VybBgBIAEoCUIE0PMYAUgAiAEBEiQKBGJvZHkYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSPAoHaGVhZGVycxgDIAMoCzIrLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0LkhlYWRlcnNFbnRyeRIYCgVyZXRyeRgEIAEoBUIE0PMYAUgBiAEBEhEKCWZsb3dfa2V5cxgFIAMoCRImCgljYWxsYmFja3MYBiABKAsyEy5mZXJyeS52MS5DYWxsYmFja3MaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3VybEIICgZfcmV0cnkinQMKD1NjaGVkdWxlU3VtbWFyeRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiYKBnRpbWluZxgDIAEoCzIQLmZlcnJ5LnYxLlRpbWluZ0IE0PMYARIuCgZzdGF0dXMYBCABKA4yGC5mZXJyeS52MS5TY2hlZHVsZVN0YXR1c0IE0PMYARILCgN1cmwYBSABKAkSDQoFcmV0cnkYBiABKAUSLwoLbmV4dF9ydW5fYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2xhc3RfcnVuX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuChBsYXN0X3J1bl9vdXRjb21lGAkgASgOMhQuZmVycnkudjEuUnVuT3V0Y29tZRI0CgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYARI0Cgp1cGRhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE0PMYASLNAwoIU2NoZWR1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmdCBNDzGAESLgoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXNCBNDzGAESCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSNAoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNAoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNQoHcmVxdWVzdBgMIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QgTQ8xgBKmkKDlNjaGVkdWxlU3RhdHVzEh8KG1NDSEVEVUxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFlNDSEVEVUxFX1NUQVRVU19BQ1RJVkUQARIaChZTQ0hFRFVMRV9TVEFUVVNfUEFVU0VEEAIqaAoKUnVuT3V0Y29tZRIbChdSVU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEhgKFFJVTl9PVVRDT01FX0VOUVVFVUVEEAESIwofUlVOX09VVENPTUVfU0tJUFBFRF9VU0FHRV9MSU1JVBACYgZwcm90bzM", [file_ferry_v1_http, file_ferry_v1_requests, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhmZXJyeS92MS9zY2hlZHVsZXMucHJvdG8SCGZlcnJ5LnYxIsIBCg5TY2hlZHVsZVBvbGljeRIUCgdvdmVybGFwGAEgASgJSACIAQESFQoIbWF4X3J1bnMYAiABKAVIAYgBARIbCg5qaXR0ZXJfc2Vjb25kcxgDIAEoBUgCiAEBEiEKFHBhdXNlX2FmdGVyX2ZhaWx1cmVzGAQgASgFSAOIAQFCCgoIX292ZXJsYXBCCwoJX21heF9ydW5zQhEKD19qaXR0ZXJfc2Vjb25kc0IXChVfcGF1c2VfYWZ0ZXJfZmFpbHVyZXMiigEKCVJ1bkNvdW50cxIQCghlbnF1ZXVlZBgBIAEoBRIbChNza2lwcGVkX3VzYWdlX2xpbWl0GAIgASgFEhcKD3NraXBwZWRfb3ZlcmxhcBgDIAEoBRIOCgZtaXNzZWQYBCABKAUSEQoJdHJpZ2dlcmVkGAUgASgFEhIKCmJhY2tmaWxsZWQYBiABKAUiwgEKCVJlY2VudFJ1bhIwCgZydW5fYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTQ8xgBEhcKCnJlcXVlc3RfaWQYAiABKAlIAIgBARIrCgdvdXRjb21lGAMgASgOMhQuZmVycnkudjEuUnVuT3V0Y29tZUIE0PMYARIbCg5yZXF1ZXN0X3N0YXR1cxgEIAEoCUgBiAEBQg0KC19yZXF1ZXN0X2lkQhEKD19yZXF1ZXN0X3N0YXR1cyL6AQoGVGltaW5nEgwKBHR5cGUYASABKAkSFwoKZXhwcmVzc2lvbhgCIAEoCUgAiAEBEhUKCHRpbWV6b25lGAMgASgJSAGIAQESGgoNZXZlcnlfc2Vjb25kcxgEIAEoBUgCiAEBEhYKCXN0YXJ0c19hdBgFIAEoCUgDiAEBEiAKA2RzdBgGIAEoCzITLmZlcnJ5LnYxLkRzdFBvbGljeRIUCgdlbmRzX2F0GAcgASgJSASIAQFCDQoLX2V4cHJlc3Npb25CCwoJX3RpbWV6b25lQhAKDl9ldmVyeV9zZWNvbmRzQgwKCl9zdGFydHNfYXRCCgoIX2VuZHNfYXQiUwoJRHN0UG9saWN5EhYKA2dhcBgBIAEoCUIE0PMYAUgAiAEBEhoKB292ZXJsYXAYAiABKAlCBNDzGAFIAYgBAUIGCgRfZ2FwQgoKCF9vdmVybGFwItoDChRTY2hlZHVsZVJlcXVlc3RJbnB1dBIWCgN1cmwYASABKAlCBNDzGAFIAIgBARIkCgRib2R5GAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjwKB2hlYWRlcnMYAyADKAsyKy5mZXJyeS52MS5TY2hlZHVsZVJlcXVlc3RJbnB1dC5IZWFkZXJzRW50cnkSGAoFcmV0cnkYBCABKAVCBNDzGAFIAYgBARIRCglmbG93X2tleXMYBSADKAkSJgoJY2FsbGJhY2tzGAYgASgLMhMuZmVycnkudjEuQ2FsbGJhY2tzEhIKBXF1ZXVlGAcgASgJSAKIAQESFAoHdGltZW91dBgIIAEoCUgDiAEBEj4KCG1ldGFkYXRhGAkgAygLMiwuZmVycnkudjEuU2NoZWR1bGVSZXF1ZXN0SW5wdXQuTWV0YWRhdGFFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX3VybEIICgZfcmV0cnlCCAoGX3F1ZXVlQgoKCF90aW1lb3V0IvkDCg9TY2hlZHVsZVN1bW1hcnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmdCBNDzGAESLgoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXNCBNDzGAESCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSNAoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNAoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESLgoGcG9saWN5GA0gASgLMhguZmVycnkudjEuU2NoZWR1bGVQb2xpY3lCBNDzGAESGQoMcGF1c2VfcmVhc29uGA4gASgJSACIAQFCDwoNX3BhdXNlX3JlYXNvbiKCBQoIU2NoZWR1bGUSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRImCgZ0aW1pbmcYAyABKAsyEC5mZXJyeS52MS5UaW1pbmdCBNDzGAESLgoGc3RhdHVzGAQgASgOMhguZmVycnkudjEuU2NoZWR1bGVTdGF0dXNCBNDzGAESCwoDdXJsGAUgASgJEg0KBXJldHJ5GAYgASgFEi8KC25leHRfcnVuX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtsYXN0X3J1bl9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoQbGFzdF9ydW5fb3V0Y29tZRgJIAEoDjIULmZlcnJ5LnYxLlJ1bk91dGNvbWUSNAoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNAoKdXBkYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBNDzGAESNQoHcmVxdWVzdBgMIAEoCzIeLmZlcnJ5LnYxLlNjaGVkdWxlUmVxdWVzdElucHV0QgTQ8xgBEi4KBnBvbGljeRgNIAEoCzIYLmZlcnJ5LnYxLlNjaGVkdWxlUG9saWN5QgTQ8xgBEhkKDHBhdXNlX3JlYXNvbhgOIAEoCUgAiAEBEi0KCnJ1bl9jb3VudHMYDyABKAsyEy5mZXJyeS52MS5SdW5Db3VudHNCBNDzGAESKAoLcmVjZW50X3J1bnMYECADKAsyEy5mZXJyeS52MS5SZWNlbnRSdW5CDwoNX3BhdXNlX3JlYXNvbiqEAQoOU2NoZWR1bGVTdGF0dXMSHwobU0NIRURVTEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWU0NIRURVTEVfU1RBVFVTX0FDVElWRRABEhoKFlNDSEVEVUxFX1NUQVRVU19QQVVTRUQQAhIZChVTQ0hFRFVMRV9TVEFUVVNfRU5ERUQQAyrYAQoKUnVuT3V0Y29tZRIbChdSVU5fT1VUQ09NRV9VTlNQRUNJRklFRBAAEhgKFFJVTl9PVVRDT01FX0VOUVVFVUVEEAESIwofUlVOX09VVENPTUVfU0tJUFBFRF9VU0FHRV9MSU1JVBACEh8KG1JVTl9PVVRDT01FX1NLSVBQRURfT1ZFUkxBUBADEhYKElJVTl9PVVRDT01FX01JU1NFRBAEEhkKFVJVTl9PVVRDT01FX1RSSUdHRVJFRBAFEhoKFlJVTl9PVVRDT01FX0JBQ0tGSUxMRUQQBmIGcHJvdG8z", [file_ferry_v1_http, file_ferry_v1_requests, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * SchedulePolicy says how occurrences behave when they fire.
+ *
+ * @generated from message ferry.v1.SchedulePolicy
+ */
+export type SchedulePolicy = Message<"ferry.v1.SchedulePolicy"> & {
+  /**
+   * `allow_all` (default): every occurrence creates a request; `skip`: an occurrence due while the previous
+   * occurrence's request is active is skipped; `buffer_one`: one such occurrence waits and is created when the
+   * previous request ends, any further one is skipped.
+   *
+   * @generated from field: optional string overlap = 1;
+   */
+  overlap?: string | undefined;
+
+  /**
+   * After this many occurrences of the timing created requests, the schedule ends; no limit when absent.
+   *
+   * @generated from field: optional int32 max_runs = 2;
+   */
+  maxRuns?: number | undefined;
+
+  /**
+   * Each occurrence's request is delayed by a deterministic 0 to this many seconds; 0 when absent.
+   *
+   * @generated from field: optional int32 jitter_seconds = 3;
+   */
+  jitterSeconds?: number | undefined;
+
+  /**
+   * After this many consecutive occurrences whose requests failed, the schedule pauses (1 to 100); never when
+   * absent.
+   *
+   * @generated from field: optional int32 pause_after_failures = 4;
+   */
+  pauseAfterFailures?: number | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.SchedulePolicy.
+ * Use `create(SchedulePolicySchema)` to create a new message.
+ */
+export const SchedulePolicySchema: GenMessage<SchedulePolicy> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedules, 0);
+
+/**
+ * RunCounts counts what a schedule's occurrences did, and the requests it made outside its timing.
+ *
+ * @generated from message ferry.v1.RunCounts
+ */
+export type RunCounts = Message<"ferry.v1.RunCounts"> & {
+  /**
+   * Occurrences of the timing that created a request.
+   *
+   * @generated from field: int32 enqueued = 1;
+   */
+  enqueued: number;
+
+  /**
+   * Occurrences skipped because the monthly allowance was reached.
+   *
+   * @generated from field: int32 skipped_usage_limit = 2;
+   */
+  skippedUsageLimit: number;
+
+  /**
+   * Occurrences skipped by the overlap policy.
+   *
+   * @generated from field: int32 skipped_overlap = 3;
+   */
+  skippedOverlap: number;
+
+  /**
+   * Occurrences missed while Ferry was down.
+   *
+   * @generated from field: int32 missed = 4;
+   */
+  missed: number;
+
+  /**
+   * Requests made by trigger calls.
+   *
+   * @generated from field: int32 triggered = 5;
+   */
+  triggered: number;
+
+  /**
+   * Requests made by backfill calls.
+   *
+   * @generated from field: int32 backfilled = 6;
+   */
+  backfilled: number;
+};
+
+/**
+ * Describes the message ferry.v1.RunCounts.
+ * Use `create(RunCountsSchema)` to create a new message.
+ */
+export const RunCountsSchema: GenMessage<RunCounts> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedules, 1);
+
+/**
+ * RecentRun is one of a schedule's latest occurrences, triggers and backfilled instants.
+ *
+ * @generated from message ferry.v1.RecentRun
+ */
+export type RecentRun = Message<"ferry.v1.RecentRun"> & {
+  /**
+   * The occurrence's instant; for a trigger, when it was asked.
+   *
+   * @generated from field: google.protobuf.Timestamp run_at = 1;
+   */
+  runAt?: Timestamp | undefined;
+
+  /**
+   * The request it created; absent when it created none.
+   *
+   * @generated from field: optional string request_id = 2;
+   */
+  requestId?: string | undefined;
+
+  /**
+   * What happened.
+   *
+   * @generated from field: ferry.v1.RunOutcome outcome = 3;
+   */
+  outcome: RunOutcome;
+
+  /**
+   * The request's status now; absent when it created none or the request is no longer kept.
+   *
+   * @generated from field: optional string request_status = 4;
+   */
+  requestStatus?: string | undefined;
+};
+
+/**
+ * Describes the message ferry.v1.RecentRun.
+ * Use `create(RecentRunSchema)` to create a new message.
+ */
+export const RecentRunSchema: GenMessage<RecentRun> = /*@__PURE__*/
+  messageDesc(file_ferry_v1_schedules, 2);
 
 /**
  * Timing says when a schedule fires: a five-field cron expression in an IANA time zone, or a fixed interval.
@@ -80,7 +223,7 @@ export type Timing = Message<"ferry.v1.Timing"> & {
  * Use `create(TimingSchema)` to create a new message.
  */
 export const TimingSchema: GenMessage<Timing> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 0);
+  messageDesc(file_ferry_v1_schedules, 3);
 
 /**
  * DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving
@@ -111,7 +254,7 @@ export type DstPolicy = Message<"ferry.v1.DstPolicy"> & {
  * Use `create(DstPolicySchema)` to create a new message.
  */
 export const DstPolicySchema: GenMessage<DstPolicy> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 1);
+  messageDesc(file_ferry_v1_schedules, 4);
 
 /**
  * ScheduleRequestInput is the request a schedule creates at each occurrence; it is always delivered with POST.
@@ -160,6 +303,28 @@ export type ScheduleRequestInput = Message<"ferry.v1.ScheduleRequestInput"> & {
    * @generated from field: ferry.v1.Callbacks callbacks = 6;
    */
   callbacks?: Callbacks | undefined;
+
+  /**
+   * The queue of every request the schedule creates, 1 to 64 characters; `default` when absent.
+   *
+   * @generated from field: optional string queue = 7;
+   */
+  queue?: string | undefined;
+
+  /**
+   * The per-attempt timeout of every request the schedule creates, 1s through 5m in whole seconds or minutes; 50s
+   * when absent.
+   *
+   * @generated from field: optional string timeout = 8;
+   */
+  timeout?: string | undefined;
+
+  /**
+   * Metadata every request the schedule creates carries, by the rules of a single create; none when absent.
+   *
+   * @generated from field: map<string, string> metadata = 9;
+   */
+  metadata: { [key: string]: string };
 };
 
 /**
@@ -167,7 +332,7 @@ export type ScheduleRequestInput = Message<"ferry.v1.ScheduleRequestInput"> & {
  * Use `create(ScheduleRequestInputSchema)` to create a new message.
  */
 export const ScheduleRequestInputSchema: GenMessage<ScheduleRequestInput> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 2);
+  messageDesc(file_ferry_v1_schedules, 5);
 
 /**
  * ScheduleSummary is a recurring schedule as lists and changes answer it: everything but the request definition.
@@ -197,7 +362,7 @@ export type ScheduleSummary = Message<"ferry.v1.ScheduleSummary"> & {
   timing?: Timing | undefined;
 
   /**
-   * `active` or `paused`.
+   * `active`, `paused` or `ended`.
    *
    * @generated from field: ferry.v1.ScheduleStatus status = 4;
    */
@@ -251,6 +416,20 @@ export type ScheduleSummary = Message<"ferry.v1.ScheduleSummary"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 11;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * How occurrences behave when they fire, with every default filled in.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 13;
+   */
+  policy?: SchedulePolicy | undefined;
+
+  /**
+   * While paused: `user` (paused by a call) or `failures` (by its policy after consecutive failed occurrences).
+   *
+   * @generated from field: optional string pause_reason = 14;
+   */
+  pauseReason?: string | undefined;
 };
 
 /**
@@ -258,7 +437,7 @@ export type ScheduleSummary = Message<"ferry.v1.ScheduleSummary"> & {
  * Use `create(ScheduleSummarySchema)` to create a new message.
  */
 export const ScheduleSummarySchema: GenMessage<ScheduleSummary> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 3);
+  messageDesc(file_ferry_v1_schedules, 6);
 
 /**
  * Schedule is a recurring schedule with its request definition, as a detail read answers it.
@@ -288,7 +467,7 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
   timing?: Timing | undefined;
 
   /**
-   * `active` or `paused`.
+   * `active`, `paused` or `ended`.
    *
    * @generated from field: ferry.v1.ScheduleStatus status = 4;
    */
@@ -349,6 +528,34 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
    * @generated from field: ferry.v1.ScheduleRequestInput request = 12;
    */
   request?: ScheduleRequestInput | undefined;
+
+  /**
+   * How occurrences behave when they fire, with every default filled in.
+   *
+   * @generated from field: ferry.v1.SchedulePolicy policy = 13;
+   */
+  policy?: SchedulePolicy | undefined;
+
+  /**
+   * While paused: `user` (paused by a call) or `failures` (by its policy after consecutive failed occurrences).
+   *
+   * @generated from field: optional string pause_reason = 14;
+   */
+  pauseReason?: string | undefined;
+
+  /**
+   * What the schedule's occurrences did, and the requests it made outside its timing.
+   *
+   * @generated from field: ferry.v1.RunCounts run_counts = 15;
+   */
+  runCounts?: RunCounts | undefined;
+
+  /**
+   * The latest 10 occurrences, triggers and backfilled instants, latest recorded first.
+   *
+   * @generated from field: repeated ferry.v1.RecentRun recent_runs = 16;
+   */
+  recentRuns: RecentRun[];
 };
 
 /**
@@ -356,7 +563,7 @@ export type Schedule = Message<"ferry.v1.Schedule"> & {
  * Use `create(ScheduleSchema)` to create a new message.
  */
 export const ScheduleSchema: GenMessage<Schedule> = /*@__PURE__*/
-  messageDesc(file_ferry_v1_schedules, 4);
+  messageDesc(file_ferry_v1_schedules, 7);
 
 /**
  * ScheduleStatus tells whether a schedule creates requests.
@@ -384,6 +591,13 @@ export enum ScheduleStatus {
    * @generated from enum value: SCHEDULE_STATUS_PAUSED = 2;
    */
   PAUSED = 2,
+
+  /**
+   * The run limit was reached or the timing fires no more; no occurrence ever fires again.
+   *
+   * @generated from enum value: SCHEDULE_STATUS_ENDED = 3;
+   */
+  ENDED = 3,
 }
 
 /**
@@ -418,6 +632,34 @@ export enum RunOutcome {
    * @generated from enum value: RUN_OUTCOME_SKIPPED_USAGE_LIMIT = 2;
    */
   SKIPPED_USAGE_LIMIT = 2,
+
+  /**
+   * The occurrence was skipped because the previous occurrence's request was still active (overlap policy).
+   *
+   * @generated from enum value: RUN_OUTCOME_SKIPPED_OVERLAP = 3;
+   */
+  SKIPPED_OVERLAP = 3,
+
+  /**
+   * The occurrence was missed: Ferry was down over it for longer than it may be fired late (recent runs only).
+   *
+   * @generated from enum value: RUN_OUTCOME_MISSED = 4;
+   */
+  MISSED = 4,
+
+  /**
+   * A request made now by a trigger call, outside the timing (recent runs only).
+   *
+   * @generated from enum value: RUN_OUTCOME_TRIGGERED = 5;
+   */
+  TRIGGERED = 5,
+
+  /**
+   * A request made for a past instant by a backfill call (recent runs only).
+   *
+   * @generated from enum value: RUN_OUTCOME_BACKFILLED = 6;
+   */
+  BACKFILLED = 6,
 }
 
 /**
