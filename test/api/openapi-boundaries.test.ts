@@ -290,6 +290,11 @@ describe('every bound the OpenAPI document states on input holds on the live ser
       ListSchedules: async () => ({ path: '/schedules', query: { limit: '10' }, headers: {} }),
       PreviewSchedule: async () => ({ path: '/schedules/preview', query: {}, headers: {}, body: { timing: timing(), count: 5, after: new Date().toISOString() } }),
       UpdateSchedule: async () => ({ path: `/schedules/${scheduled.id}`, query: {}, headers: {}, body: schedule() }),
+      TriggerSchedule: async () => ({ path: `/schedules/${scheduled.id}/trigger`, query: {}, headers: { 'Idempotency-Key': key() } }),
+      BackfillSchedule: async () => ({
+        path: `/schedules/${scheduled.id}/backfill`, query: {}, headers: { 'Idempotency-Key': key() },
+        body: { from: new Date(Date.now() - 6 * 3_600_000).toISOString(), to: new Date(Date.now() - 3_600_000).toISOString() },
+      }),
       ListQueues: async () => ({ path: '/queues', query: { limit: '10' }, headers: {} }),
       SetQueueLimits: async () => ({ path: '/queues/probe', query: {}, headers: {}, body: limits() }),
       ListFlowKeys: async () => ({ path: '/flow-keys', query: { limit: '10' }, headers: {} }),

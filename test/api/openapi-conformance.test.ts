@@ -42,7 +42,8 @@ describe('the document check itself', () => {
     const at = '2030-01-01T00:00:00.000Z';
     const summary = (timing: Json, overrides: Json = {}) => ({
       id: 'sch_1', name: 'n', timing, status: 'active', url: 'https://example.com/', retry: 0, next_run_at: at,
-      last_run_at: null, last_run_outcome: null, created_at: at, updated_at: at, ...overrides,
+      last_run_at: null, last_run_outcome: null, created_at: at, updated_at: at,
+      policy: { overlap: 'allow_all', max_runs: null, jitter_seconds: 0, pause_after_failures: null }, pause_reason: null, ...overrides,
     });
     const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'UTC', every_seconds: null, starts_at: null, dst: { gap: 'shift', overlap: 'first' }, ends_at: null };
     const interval = { type: 'interval', expression: null, timezone: null, every_seconds: 3600, starts_at: null, dst: null, ends_at: null };
@@ -131,6 +132,11 @@ describe('the live JSON HTTP API answers as the OpenAPI document says', () => {
     expect((await api.call('PATCH', `/schedules/${id}`, { json: { name: 'renamed' } })).status).toBe(200);
     expect((await api.call('POST', `/schedules/${id}/pause`)).status).toBe(200);
     expect((await api.call('POST', `/schedules/${id}/resume`)).status).toBe(200);
+    expect((await api.call('POST', `/schedules/${id}/trigger`, { headers: { 'Idempotency-Key': key() } })).status).toBe(202);
+    const pastHour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+    const range = { from: new Date(pastHour - 3 * 3_600_000).toISOString(), to: new Date(pastHour).toISOString() };
+    expect((await api.call('POST', `/schedules/${id}/backfill`, { json: range, headers: { 'Idempotency-Key': key() } })).status).toBe(202);
+    expect((await api.call('GET', `/schedules/${id}`)).body.data.run_counts.triggered).toBe(1);
     expect((await api.call('DELETE', `/schedules/${id}`)).status).toBe(204);
     // A cron schedule read back: the other shape of a timing.
     const cron = { type: 'cron', expression: '0 9 * * 1', timezone: 'Europe/Berlin' };
