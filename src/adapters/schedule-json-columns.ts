@@ -1,5 +1,5 @@
 import { type SchedulePolicy } from '../domain/schedule/policy.js';
-import { DEFAULT_SCHEDULE_POLICY } from '../domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../domain/schedule/policy.js';
 import { runStateOf, type RecentRun, type RunKind, type RunState } from '../domain/schedule/runs.js';
 
 // Schedule fields both backends keep as JSON text, in columns of the same name, under names fixed here. A NULL

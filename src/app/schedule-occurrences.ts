@@ -33,16 +33,17 @@ export class ScheduleOccurrences {
   ) {}
 
   /**
-   * Creates the request of `schedule`'s occurrence at `at`, due at that instant and created as of it when enqueued
-   * ahead (see `enqueued-ahead.ts`); skipped when the monthly allowance is reached.
+   * Creates the request of `schedule`'s occurrence at `at`, due at `dueAt` (the instant plus its jitter, see
+   * `jitter.ts`) and created as of the instant when enqueued ahead (see `enqueued-ahead.ts`); skipped when the
+   * monthly allowance is reached. The key is the instant's: a jitter never makes a second request.
    */
-  async fire(schedule: StoredSchedule, at: number): Promise<FiredOccurrence> {
+  async fire(schedule: StoredSchedule, at: number, dueAt = at): Promise<FiredOccurrence> {
     const project = await this.project(schedule.projectId);
     const revision = schedule.updatedAt;
     const key = { key: occurrenceKey(at, revision), fingerprint: fingerprint('occurrence', [schedule.id, at, revision]), field: 'schedule' };
     const options = { keyScope: schedule.id, createdAt: occurrenceCreatedAt(at, this.clock.now()) };
     try {
-      const [accepted] = await this.acceptor.accept(project, key, [occurrenceRequest(schedule, at)], options);
+      const [accepted] = await this.acceptor.accept(project, key, [occurrenceRequest(schedule, dueAt)], options);
       return { outcome: 'enqueued', requestId: accepted!.id };
     } catch (err) {
       if (err instanceof FerryError && err.code === 'MONTHLY_ALLOWANCE_EXCEEDED') return { outcome: 'skipped_usage_limit', requestId: null };

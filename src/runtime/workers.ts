@@ -108,7 +108,7 @@ export function scheduleFiring(
   const withdrawal = new OccurrenceWithdrawal(backend, clock);
   return new ScheduleFiring({
     schedules: backend.schedules,
-    fire: (schedule, at) => occurrences.fire(schedule, at),
+    fire: (schedule, at, dueAt) => occurrences.fire(schedule, at, dueAt),
     requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,

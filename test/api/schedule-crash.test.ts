@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import { IdempotencyGuard } from '../../src/app/idempotency-guard.js';
 import { ProjectAdmin } from '../../src/app/project-admin.js';

@@ -7,7 +7,7 @@ import { ScheduleOccurrences } from '../../src/app/schedule-occurrences.js';
 import { ScheduleRunCommands } from '../../src/app/schedule-run-commands.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { newScheduleId } from '../../src/domain/ids.js';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
 import type { Backend } from '../../src/ports/backend.js';
@@ -76,6 +76,12 @@ describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
     const buffer = await make('buffer', '/slow-buffer', { overlap: 'buffer_one' });
     const failing = await make('failing', '/fails', { pause_after_failures: 1 });
     const once = await make('once', '/ok', { max_runs: 1 });
+    const jittered = await make('jittered', '/jittered', { jitter_seconds: 30 });
+    // Jitter: next_run_at is the instant plus this schedule's delay, the same on every read.
+    const firesAt = at(jittered.next_run_at);
+    expect(firesAt).toBeGreaterThanOrEqual(t1);
+    expect(firesAt).toBeLessThan(t1 + 30_000);
+    expect(at((await schedules.detail(jittered.id)).next_run_at)).toBe(firesAt);
 
     // max_runs 1: ended after its first occurrence, no next run; it can be neither resumed nor triggered.
     const ended = await when(schedules, once.id, (d) => d.status === 'ended' && d.last_run_at !== null, 30_000);
@@ -83,6 +89,14 @@ describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
     expect(at(ended.last_run_at)).toBe(t1);
     expectError(await schedules.resume(once.id), 409, 'SCHEDULE_ENDED');
     expectError(await api.call('POST', `/schedules/${once.id}/trigger`, { headers: { 'idempotency-key': newKey() } }), 409, 'SCHEDULE_ENDED');
+
+    // The jittered occurrence's request is due at the time shown, arrives no earlier, and the run keeps its instant.
+    const [arrived] = await dest.waitForRequests('/jittered', 1, MINUTE);
+    expect(arrived!.receivedAt).toBeGreaterThanOrEqual(firesAt);
+    const [jitteredRequest] = await requestsOf(api, jittered.id);
+    const scheduledAt = (await api.call<{ scheduled_at: string }>('GET', `/requests/${jitteredRequest!.id}`)).body.data.scheduled_at;
+    expect(at(scheduledAt)).toBe(firesAt);
+    expect((await schedules.detail(jittered.id)).recent_runs.map((r) => at(r.run_at))).toEqual([t1]);
 
     // pause_after_failures 1: its first request failed, so the second occurrence is not fired; it pauses instead.
     const paused = await when(schedules, failing.id, (d) => d.status === 'paused', 2 * MINUTE);

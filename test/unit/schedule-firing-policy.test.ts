@@ -8,7 +8,7 @@ import { newScheduleId } from '../../src/domain/ids.js';
 import type { RequestStatus } from '../../src/domain/request.js';
 import { scheduleAsOf } from '../../src/domain/schedule/enqueued-ahead.js';
 import type { SchedulePolicy } from '../../src/domain/schedule/policy.js';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
 import type { SchedulerEvent } from '../../src/workers/scheduler/events.js';

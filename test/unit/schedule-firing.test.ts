@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE } from '../../src/domain/schedule/runs.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

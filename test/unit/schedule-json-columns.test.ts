@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metadataColumn, metadataFromColumn, policyColumn, policyFromColumn, runsColumn, runsFromColumn } from '../../src/adapters/schedule-json-columns.js';
-import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE, withRun, type RunState } from '../../src/domain/schedule/runs.js';
 
 describe("a schedule's JSON columns, as both backends keep them", () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseCron } from './cron.js';
 import { nextRunAfter } from './next-run.js';
+import type { SchedulePolicy } from './policy.js';
 import type { Timing } from './timing.js';
 import { offsetSegmentAt } from './zone-offsets.js';
 
@@ -109,4 +110,14 @@ function offsetChanges(zone: string, from: number, to: number): number[] {
     seg = next;
   }
   return changes;
+}
+
+/**
+ * When a schedule's occurrence at `instant` fires: the instant plus its jitter, short of the occurrence after it.
+ * Its request is due then; `next_run_at` and the preview of a saved schedule show this time, while the occurrence
+ * keeps its instant (runs, backfills and the exactly-once key are by instant).
+ */
+export function firesAt(s: { readonly id: string; readonly timing: Timing; readonly policy: SchedulePolicy }, instant: number): number {
+  if (s.policy.jitterSeconds === 0) return instant;
+  return instant + jitterDelayMs(s.id, instant, s.policy.jitterSeconds, nextRunAfter(s.timing, instant));
 }

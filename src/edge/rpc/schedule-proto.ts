@@ -3,6 +3,7 @@ import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
 import type { ScheduleStatus as DomainStatus, RunOutcome as DomainOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
 import type { SchedulePolicy as DomainPolicy } from '../../domain/schedule/policy.js';
 import type { RunKind } from '../../domain/schedule/runs.js';
+import { firesAt } from '../../domain/schedule/jitter.js';
 import type { RequestStatus } from '../../domain/request.js';
 import type { SchedulePolicyInput } from '../../domain/validation/schedule-policy.js';
 import { formatDuration } from '../../domain/validation/durations.js';
@@ -112,7 +113,8 @@ function summaryFields(s: StoredSchedule) {
     status: STATUS[s.status],
     url: s.request.url,
     retry: s.request.retry,
-    nextRunAt: ts(s.nextRunAt),
+    // The time it fires: with a jitter, after the occurrence's instant.
+    nextRunAt: ts(s.nextRunAt === null ? null : firesAt(s, s.nextRunAt)),
     lastRunAt: ts(s.lastRunAt),
     lastRunOutcome: s.lastRunOutcome === null ? RunOutcome.UNSPECIFIED : OUTCOME[s.lastRunOutcome satisfies DomainOutcome],
     createdAt: ts(s.createdAt),

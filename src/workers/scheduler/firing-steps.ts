@@ -1,6 +1,7 @@
 import type { RequestStatus } from '../../domain/request.js';
 import { isActive } from '../../domain/request-lifecycle/index.js';
 import { planFiring } from '../../domain/schedule/firing.js';
+import { firesAt } from '../../domain/schedule/jitter.js';
 import { isPastEnd, overlapDecision, shouldPauseAfterFailure } from '../../domain/schedule/policy.js';
 import { previousRequestId, withRun, type FiredOccurrence, type RunState } from '../../domain/schedule/runs.js';
 import type { PauseReason, RunOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
@@ -28,7 +29,8 @@ export interface FiringStep {
 
 export interface FiringStepsDeps {
   /** Creates the request of one occurrence; idempotent per schedule, instant and revision. */
-  readonly fire: (schedule: StoredSchedule, at: number) => Promise<FiredOccurrence>;
+  /** Creates the occurrence at `at`, its request due at `dueAt` (the instant plus its jitter). */
+  readonly fire: (schedule: StoredSchedule, at: number, dueAt: number) => Promise<FiredOccurrence>;
   /** The status of a request of the schedule's project; null when it is gone. */
   readonly requestStatus: (projectId: string, requestId: string) => Promise<RequestStatus | null>;
   readonly emit: (event: SchedulerEvent) => void;
@@ -132,9 +134,7 @@ export class FiringSteps {
   }
 
   private async fireAt(s: StoredSchedule, at: number, now: number): Promise<FiredOccurrence> {
-    // TODO(jitter): the request is due at `at + jitterDelayMs(s.id, at, s.policy.jitterSeconds, next)` once
-    // `src/domain/schedule/jitter.ts` is in place.
-    const made = await this.d.fire(s, at);
+    const made = await this.d.fire(s, at, firesAt(s, at));
     this.d.emit({ type: 'occurrence_fired', scheduleId: s.id, at, outcome: made.outcome, firedAt: now });
     return made;
   }

@@ -11,7 +11,7 @@ import { FiringSteps, type FiringStep } from './firing-steps.js';
 export interface ScheduleFiringOptions {
   readonly schedules: ScheduleStore;
   /** Creates the request of one occurrence; idempotent per schedule, instant and revision (`updatedAt`). */
-  readonly fire: (schedule: StoredSchedule, at: number) => Promise<FiredOccurrence>;
+  readonly fire: (schedule: StoredSchedule, at: number, dueAt: number) => Promise<FiredOccurrence>;
   /** The status of a request, for the policy's overlap and failure rules; null when it is gone. */
   readonly requestStatus: (projectId: string, requestId: string) => Promise<RequestStatus | null>;
   /**

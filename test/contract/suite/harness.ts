@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect } from 'vitest';
-import { DEFAULT_SCHEDULE_POLICY } from '../../../src/domain/schedule/default-policy.js';
+import { DEFAULT_SCHEDULE_POLICY } from '../../../src/domain/schedule/policy.js';
 import { EMPTY_RUN_STATE } from '../../../src/domain/schedule/runs.js';
 import type { AttemptRecord, RequestPatch, StoredRequest } from '../../../src/domain/request.js';
 import type { Settlement } from '../../../src/domain/request-lifecycle/index.js';
