@@ -196,7 +196,7 @@ describe('schedules over gRPC (ferry.v1.ScheduleService)', () => {
     if (!created.ok) throw created.error;
     const summary = asJson(created.value.schedule!);
     expect(summary.timing).toEqual({ type: 'cron', expression: '30 1 * * *', timezone: 'America/New_York', every_seconds: null, starts_at: null, dst: { gap: 'skip', overlap: 'both' }, ends_at: '2027-11-09T00:00:00.000Z' });
-    expect(summary).toEqual(await schedules.detail(summary.id).then(({ request: _r, ...rest }) => rest));
+    expect(summary).toEqual(await schedules.detail(summary.id).then(({ request: _r, recent_runs: _recent, run_counts: _counts, ...rest }) => rest));
 
     const after = '2027-11-06T12:00:00Z';
     const viaGrpc = await grpc.call('PreviewSchedule', PreviewScheduleRequestSchema, PreviewScheduleResponseSchema, { scheduleId: summary.id, after, count: 5 });
