@@ -276,11 +276,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempt_bodies ADD COLUMN deflated INTEGER NOT NULL DEFAULT 0;
   `,
   `
-  -- A body excerpt small enough to stay in the attempt's own row (INLINE_EXCERPT_MAX_BYTES in request-rows.ts):
-  -- one insert per attempt instead of two. Larger ones stay in attempt_bodies.
-  ALTER TABLE attempts ADD COLUMN response_body BLOB;
-  `,
-  `
   -- A schedule's request template: queue, per-attempt timeout and metadata of every occurrence's request (NULL for
   -- the defaults: queue default, 50 s, none). Its policy and pause reason, and its run state (counters, recent runs,
   -- the occurrence buffered under buffer_one, the failure streak, backfilled ranges), as JSON text

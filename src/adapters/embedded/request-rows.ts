@@ -113,36 +113,26 @@ export function requestFromValues(v: unknown): StoredRequest {
 
 export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code,
   error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers,
-  response_body_truncated, response_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, ?, ?)';
 
-/**
- * The largest excerpt kept in the attempt's own row. A row of the WITHOUT ROWID attempts table keeps about 1 KB in
- * its page; with its other columns (about 200 bytes, more with kept headers) an excerpt up to this size stays
- * there, and the attempt is one insert. A larger one goes to `attempt_bodies`, whose rows of up to about 4 KB stay
- * in their page: a second insert, into a table and its key's index (test/bench/README.md#response-capture).
- */
-export const INLINE_EXCERPT_MAX_BYTES = 640;
-
-/** The attempt's row, with its body excerpt inline or in `attempt_bodies` (see `INLINE_EXCERPT_MAX_BYTES`). */
+/** The attempt's row, and its body excerpt's row when it captured one (see `attempt_bodies` in migrations.ts). */
 export function insertAttempt(insert: Database.Statement, insertBody: () => Database.Statement, projectId: string, a: AttemptRecord): void {
   const r = a.response;
-  const body = r?.body ?? null;
-  const inline = body !== null && body.length <= INLINE_EXCERPT_MAX_BYTES ? body : null;
   insert.run(
     a.requestId, a.attemptNumber, projectId, a.status, a.responseStatusCode, a.errorMessage, a.durationMs,
     a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
-    r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0, inline,
+    r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0,
   );
-  if (body !== null && inline === null) insertBody().run(a.requestId, a.attemptNumber, body);
+  if (r?.body == null) return;
+  insertBody().run(a.requestId, a.attemptNumber, r.body);
 }
 
 /** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
 export const ATTEMPT_SELECT_LIST =
   'a.request_id, a.attempt_number, a.status, a.response_status_code, a.error_message, a.duration_ms, a.started_at, a.completed_at, a.retry, ' +
-  'a.final_reason, a.response_headers, COALESCE(a.response_body, b.body), a.response_body_truncated, ' +
-  'CASE WHEN a.response_body IS NULL THEN b.deflated ELSE 0 END';
+  'a.final_reason, a.response_headers, b.body, a.response_body_truncated, b.deflated';
 
 /** Where `ATTEMPT_SELECT_LIST` reads from: an attempt (`a`) and its body excerpt's row (`b`), when it has one. */
 export const ATTEMPT_SOURCE = 'attempts a LEFT JOIN attempt_bodies b ON b.request_id = a.request_id AND b.attempt_number = a.attempt_number';
