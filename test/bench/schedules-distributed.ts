@@ -33,7 +33,7 @@ async function readKeyspace(keyspace: string): Promise<Stored> {
     };
     // One row per attempt (or one without attempt columns): the request's own columns are static.
     const byId = new Map<string, Omit<StoredOccurrence, 'at' | 'firedAt'>>();
-    const rows = await all(`SELECT id, attempt_number, schedule_id, created_at, source, status, started_at, attempt_started_at FROM ${keyspace}.requests`);
+    const rows = await all(`SELECT id, attempt_number, schedule_id, created_at, source, status, scheduled_at, started_at, attempt_started_at FROM ${keyspace}.requests`);
     for (const r of rows) {
       if (r['source'] !== 'recurring') continue;
       const id = String(r['id']);
@@ -42,6 +42,7 @@ async function readKeyspace(keyspace: string): Promise<Stored> {
         scheduleId: (r['schedule_id'] as string | null) ?? null,
         createdAt: Number(r['created_at']),
         status: String(r['status']),
+        scheduledAt: r['scheduled_at'] == null ? null : Number(r['scheduled_at']),
         startedAt: r['started_at'] == null ? null : Number(r['started_at']),
         firstAttemptAt: null,
       };

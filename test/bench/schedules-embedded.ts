@@ -19,7 +19,7 @@ function readEmbedded(dataDir: string): Stored {
     const requests = (
       db
         .prepare(
-          `SELECT r.id, r.schedule_id, r.created_at, r.status, r.started_at, a.started_at AS attempt_started_at FROM requests r
+          `SELECT r.id, r.schedule_id, r.created_at, r.status, r.scheduled_at, r.started_at, a.started_at AS attempt_started_at FROM requests r
              LEFT JOIN attempts a ON a.request_id = r.id AND a.attempt_number = 1 WHERE r.source = 'recurring'`,
         )
         .all() as Array<{
@@ -27,6 +27,7 @@ function readEmbedded(dataDir: string): Stored {
         schedule_id: string | null;
         created_at: number;
         status: string;
+        scheduled_at: number | null;
         started_at: number | null;
         attempt_started_at: number | null;
       }>
@@ -35,6 +36,7 @@ function readEmbedded(dataDir: string): Stored {
       scheduleId: r.schedule_id,
       createdAt: r.created_at,
       status: r.status,
+      scheduledAt: r.scheduled_at,
       startedAt: r.started_at,
       firstAttemptAt: r.attempt_started_at,
     }));

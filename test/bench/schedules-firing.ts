@@ -99,8 +99,12 @@ export interface Deployment {
   storage?: () => Promise<{ stop(calls: number): Promise<string> }>;
 }
 
+/** With jitter, how long after the end of an occurrence's window its arrival is still waited for. */
+const JITTER_MARGIN_MS = 5_000;
+
 export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringResult> {
-  const { scheduleCount, minutes, timingKind, scheduleLeadMs } = opts;
+  const { scheduleCount, minutes, timingKind, scheduleLeadMs, jitterSeconds } = opts;
+  const jitterMs = jitterSeconds * 1000;
   const url = `${d.dest.url}/occurrence`;
   // Long enough to create them all, and for their first occurrences to be enqueued after that.
   const createLeadMs = opts.createLeadMs ?? Math.ceil(30 + scheduleCount / 50) * 1000 + scheduleLeadMs;
@@ -116,6 +120,7 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
     name: `bench-${i}`,
     timing: timing(i),
     request: { url, body: { i }, headers: { 'x-bench': 'schedules' }, retry: 2 },
+    ...(jitterSeconds > 0 ? { policy: { jitter_seconds: jitterSeconds } } : {}),
   }));
   const createdAt = Date.now();
   console.log(`  created in ${created.ms} ms (${Math.round((scheduleCount / created.ms) * 1000)}/s, ${created.retries} retries)`);
@@ -126,8 +131,13 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
   const windowEnd = firstBoundary + minutes * MINUTE;
   console.log(
     `  first measured boundary ${iso(firstBoundary)} (${firstBoundary - createdAt} ms after creation ended), ${minutes} minute(s); ` +
-      `the service enqueues occurrences ${scheduleLeadMs} ms ahead (FERRY_SCHEDULE_LEAD_MS)`,
+      `the service enqueues occurrences ${scheduleLeadMs} ms ahead (FERRY_SCHEDULE_LEAD_MS)` +
+      (jitterSeconds > 0 ? `; each due up to ${jitterSeconds} s after its instant (jitter)` : ''),
   );
+  // A minute's window closes before the next minute's occurrences are enqueued; its jittered arrivals must fit.
+  if (timingKind === 'cron' && jitterMs + JITTER_MARGIN_MS > MINUTE - scheduleLeadMs - 600) {
+    console.log(`  warning: a minute's arrivals spread over ${jitterSeconds} s may outlast its firing window (${MINUTE - scheduleLeadMs - 600} ms from the instant)`);
+  }
 
   // Every measured interval is shifted back by the lead, so that it holds the creation of its occurrences too:
   // the whole one holds the creation and delivery of exactly the measured minutes' occurrences.
@@ -156,8 +166,8 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
       await sleepUntil(boundary - 500);
       deliveryPart = { t1: Date.now(), meter: d.meter(), threads: threadMeter(d.ferry.child.pid) };
     }
-    // Cron: every occurrence of the minute is due at its boundary; the window closes at its last arrival.
-    // Interval: occurrences are spread over the minute, the window is the minute.
+    // Cron: every occurrence of the minute is due at its boundary (with jitter, within the jitter after it); the
+    // window closes at its last arrival. Interval: occurrences are spread over the minute, the window is the minute.
     while (Date.now() < last && (timingKind === 'interval' || d.dest.count() - from < scheduleCount)) await sleep(20);
     const arrived = d.dest.count() - from;
     const delivery = deliveryPart && { seconds: (Date.now() - deliveryPart.t1) / 1000, cpu: deliveryPart.meter.stop(), threads: deliveryPart.threads.stop() };
@@ -168,6 +178,10 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
   }
   await sleepUntil(windowEnd - scheduleLeadMs - 500);
   const wholeCpu = whole.stop();
+  // With jitter, the last measured occurrences are due up to the jitter after their instant (interval timing:
+  // the last one's instant is 59 s into the minute), which can be later than the end of the measured minutes.
+  const lastOffset = offsetOf(Math.min(scheduleCount, 60) - 1);
+  if (jitterMs > 0) await sleepUntil(firstBoundary + (minutes - 1) * MINUTE + lastOffset + jitterMs + JITTER_MARGIN_MS);
   // Stragglers of the measured minutes (bounded); occurrences of later boundaries are left out of the analysis.
   const wanted = scheduleCount * minutes;
   const straggleUntil = Date.now() + 120_000;
@@ -176,7 +190,7 @@ export async function firing(d: Deployment, opts: BenchOptions): Promise<FiringR
   const rssMax = rss.stop();
   const rssPeak = memoryOf(d.ferry.child.pid).hwm;
   const stored = await d.stopAndRead();
-  const analysis = analyse({ ids: created.ids, firstBoundary, minutes, offsetOf, scheduleLeadMs }, stored, d.dest.arrivals);
+  const analysis = analyse({ ids: created.ids, firstBoundary, minutes, offsetOf, scheduleLeadMs, jitterSeconds }, stored, d.dest.arrivals);
   return {
     ...analysis,
     created,

@@ -22,6 +22,8 @@ export interface BenchOptions {
   readonly createLeadMs: number | undefined;
   /** How long before its instant the service enqueues an occurrence (its FERRY_SCHEDULE_LEAD_MS). */
   readonly scheduleLeadMs: number;
+  /** Every schedule's `policy.jitter_seconds`: each occurrence due up to this long after its instant; 0 for none. */
+  readonly jitterSeconds: number;
   readonly idleMs: number;
   readonly settleMs: number;
 }

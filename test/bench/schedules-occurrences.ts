@@ -1,7 +1,11 @@
 /**
  * What storage holds after a schedule benchmark run, and what it says: every (schedule, instant) of the measured
- * minutes must have exactly one request, and the lateness of its creation, claim, first attempt and arrival.
+ * minutes must have exactly one request, and the lateness of its creation, claim, first attempt and arrival. With
+ * jitter, each request is due at its instant plus a delay drawn from the schedule and the instant: lateness is
+ * measured from that due time, and the spread of due times and first arrivals over each minute's window is told.
  */
+import { jitterDelayMs } from '../../src/domain/schedule/jitter.js';
+import { spreadOf, type Spread } from './jitter-spread.js';
 import type { Arrival } from './receiver.js';
 import { MINUTE, stats, type Stats } from './schedules-measure.js';
 
@@ -11,6 +15,8 @@ export interface StoredOccurrence {
   scheduleId: string | null;
   createdAt: number;
   status: string;
+  /** When it was due, when later than its creation (a request created as of its due time or after it has none). */
+  scheduledAt: number | null;
   /** When delivery claimed it (the request's started_at) and when its first attempt started. */
   startedAt: number | null;
   firstAttemptAt: number | null;
@@ -73,6 +79,19 @@ export interface MeasuredRun {
   offsetOf(i: number): number;
   /** How long before its instant the service enqueues an occurrence. */
   scheduleLeadMs: number;
+  /** The schedules' `jitter_seconds`; 0 for none. */
+  jitterSeconds: number;
+}
+
+/** Due times against the draw the bench makes itself (`jitterDelayMs`, every timing here firing each minute). */
+export interface DueCheck {
+  /** Stored due time (scheduled_at) equal to instant + the drawn delay. */
+  matching: number;
+  /** Stored due time, but another one: e.g. `${scheduleId}@${instant}: due +x ms, drawn +y ms`. */
+  differing: number;
+  example: string | null;
+  /** No stored due time (created as of it or after it): instant + the drawn delay is taken. */
+  unset: number;
 }
 
 export interface Analysis {
@@ -89,12 +108,18 @@ export interface Analysis {
   /** When the occurrence was fired − instant: negative when its request was created ahead of its instant. */
   creation: Stats;
   creationPerMinute: Stats[];
-  /** The request's started_at (claimed by delivery) and its first attempt's start, − instant. */
+  /** Fired − due time: negative when created ahead of when it is due (with jitter, its instant + its delay). */
+  creationByDue: Stats;
+  /** The request's started_at (claimed by delivery) and its first attempt's start, − its due time. */
   claim: Stats;
   firstAttempt: Stats;
-  /** First arrival at the destination − instant. */
+  /** First arrival at the destination − its due time (the instant without jitter). */
   delivery: Stats;
   deliveryPerMinute: Stats[];
+  dueCheck: DueCheck;
+  /** With jitter, per measured minute: due times and first arrivals − instant, over [0, jitter). */
+  dueSpreadPerMinute: Spread[];
+  arrivalSpreadPerMinute: Spread[];
   notDelivered: number;
   duplicateDeliveries: number;
   headerMismatches: number;
@@ -102,7 +127,10 @@ export interface Analysis {
 }
 
 export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arrival[]): Analysis {
-  const { ids, firstBoundary, minutes, offsetOf } = run;
+  const { ids, firstBoundary, minutes, offsetOf, jitterSeconds } = run;
+  const jitterMs = jitterSeconds * 1000;
+  // Every timing of the bench fires each minute: the occurrence after `at` is a minute later.
+  const drawnDelay = (scheduleId: string, at: number) => jitterDelayMs(scheduleId, at, jitterSeconds, at + MINUTE);
   const index = new Map(ids.map((id, i) => [id, i]));
   const expectedAt = (i: number, k: number) => firstBoundary + offsetOf(i) + k * MINUTE;
   const windowEnd = firstBoundary + minutes * MINUTE;
@@ -139,7 +167,10 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
   const claim: number[] = [];
   const firstAttempt: number[] = [];
   const creationPerMinute: number[][] = Array.from({ length: minutes }, () => []);
-  const instantOf = new Map<string, { at: number; minute: number; scheduleId: string }>();
+  const creationByDue: number[] = [];
+  const dueOffsetsPerMinute: number[][] = Array.from({ length: minutes }, () => []);
+  const dueCheck: DueCheck = { matching: 0, differing: 0, example: null, unset: 0 };
+  const instantOf = new Map<string, { at: number; due: number; minute: number; scheduleId: string }>();
   const notSucceeded = new Map<string, number>();
   ids.forEach((id, i) => {
     for (let k = 0; k < minutes; k++) {
@@ -155,11 +186,22 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
       // really stored is told by its firing's claim of the idempotency record.
       const fired = (first.firedAt ?? first.createdAt) - at;
       creation.push(fired);
-      if (first.startedAt !== null) claim.push(first.startedAt - at);
-      if (first.firstAttemptAt !== null) firstAttempt.push(first.firstAttemptAt - at);
       creationPerMinute[k]!.push(fired);
+      // Its own due time: as stored when it was created ahead of it, else as drawn (the instant without jitter).
+      const drawn = at + drawnDelay(id, at);
+      if (first.scheduledAt === null) dueCheck.unset++;
+      else if (first.scheduledAt === drawn) dueCheck.matching++;
+      else {
+        dueCheck.differing++;
+        dueCheck.example ??= `${id}@${new Date(at).toISOString()}: due +${first.scheduledAt - at} ms, drawn +${drawn - at} ms`;
+      }
+      const due = first.scheduledAt ?? drawn;
+      dueOffsetsPerMinute[k]!.push(due - at);
+      creationByDue.push(fired + at - due);
+      if (first.startedAt !== null) claim.push(first.startedAt - due);
+      if (first.firstAttemptAt !== null) firstAttempt.push(first.firstAttemptAt - due);
       for (const o of list) {
-        instantOf.set(o.requestId, { at, minute: k, scheduleId: id });
+        instantOf.set(o.requestId, { at, due, minute: k, scheduleId: id });
         if (o.status !== 'succeeded') notSucceeded.set(o.status, (notSucceeded.get(o.status) ?? 0) + 1);
       }
     }
@@ -169,6 +211,7 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
   // ---- delivery: first arrival of each measured occurrence's request
   const delivery: number[] = [];
   const deliveryPerMinute: number[][] = Array.from({ length: minutes }, () => []);
+  const arrivalOffsetsPerMinute: number[][] = Array.from({ length: minutes }, () => []);
   const seen = new Set<string>();
   let duplicateDeliveries = 0;
   let headerMismatches = 0;
@@ -181,8 +224,9 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
       continue;
     }
     seen.add(a.requestId!);
-    delivery.push(a.receivedAt - o.at);
-    deliveryPerMinute[o.minute]!.push(a.receivedAt - o.at);
+    delivery.push(a.receivedAt - o.due);
+    deliveryPerMinute[o.minute]!.push(a.receivedAt - o.due);
+    arrivalOffsetsPerMinute[o.minute]!.push(a.receivedAt - o.at);
   }
   return {
     expected: ids.length * minutes,
@@ -196,10 +240,14 @@ export function analyse(run: MeasuredRun, stored: Stored, arrivals: readonly Arr
     notSucceeded,
     creation: stats(creation),
     creationPerMinute: creationPerMinute.map(stats),
+    creationByDue: stats(creationByDue),
     claim: stats(claim),
     firstAttempt: stats(firstAttempt),
     delivery: stats(delivery),
     deliveryPerMinute: deliveryPerMinute.map(stats),
+    dueCheck,
+    dueSpreadPerMinute: jitterMs > 0 ? dueOffsetsPerMinute.map((d) => spreadOf(d, jitterMs)) : [],
+    arrivalSpreadPerMinute: jitterMs > 0 ? arrivalOffsetsPerMinute.map((d) => spreadOf(d, jitterMs)) : [],
     notDelivered: instantOf.size - seen.size,
     duplicateDeliveries,
     headerMismatches,

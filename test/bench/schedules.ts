@@ -17,6 +17,14 @@
  *    0.5 s to the last arrival of that minute) and over the whole measured minutes (shifted back by the lead too),
  *    and per Ferry thread its time on a CPU and runnable but waiting for one (`thread-meter.ts`); RSS before,
  *    during (max of 1 s samples) and peak (VmHWM).
+ *    `--jitter N` (seconds, default 0: none) creates every schedule with `policy.jitter_seconds` N: each occurrence's
+ *    request is due at its instant plus a delay in [0, N s) drawn from the schedule and the instant. Claim, first
+ *    attempt and delivery lateness are then measured from that due time (the request's `scheduled_at`, or the draw
+ *    itself, `jitterDelayMs`, when it was created as of it), and per measured minute the spread of due times and
+ *    of first arrivals over [instant, instant + N s) is told (`jitter-spread.ts`): per-second counts, their mean and
+ *    the fullest second as a multiple of it (goal ≤ 2×), the Kolmogorov–Smirnov distance from uniform (goal
+ *    ≤ 10 %), and arrivals before the instant (must be none) and after instant + N s. The waits for a minute's
+ *    arrivals and for the stragglers reach instant + N s and a margin.
  *  - `--mode idle` (`schedules-idle.ts`): the CPU of an idle Ferry process over `--idle-seconds` (60) with no
  *    schedule, then with `--schedules` (10,000) daily schedules (`0 3 * * *` in a zone where 03:00 is hours away),
  *    then after deleting them all, same process.
@@ -27,15 +35,19 @@
  *
  *   npm run build && npx tsx test/bench/schedules.ts --mode embedded [--schedules 10000] [--minutes 3]
  *     [--timing cron|interval] [--concurrency 32] [--per-host 256] [--margin-seconds 15] [--lead-seconds <auto>]
+ *     [--jitter 0]
+ *   npx tsx test/bench/schedules.ts --mode embedded --schedules 10000 --minutes 3 --jitter 30   (spread over 30 s)
  *   FERRY_SCHEDULE_LEAD_MS=0 npx tsx test/bench/schedules.ts --mode embedded   (occurrences created at their instant)
  *   npx tsx test/bench/schedules.ts --mode idle [--schedules 10000] [--idle-seconds 60] [--settle-seconds 10]
  *   bash test/infra/infra.sh up && npx tsx test/bench/schedules.ts --mode distributed [--schedules 1000] [--minutes 3]
+ *     [--jitter 0]
  *
  * `--lead-seconds` is how far ahead of creation the first instant of `--timing interval` is set (not the service's
  * lead). Profile the server with FERRY_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (see ferry-process.ts).
  * Every loop is bounded in count and time; all traffic goes to 127.0.0.1.
  */
 import { loadConfig } from '../../src/config/config.js';
+import { fmtSpread, spreadMet } from './jitter-spread.js';
 import type { FiringResult } from './schedules-firing.js';
 import { cpuMs, fmtCpu, fmtShare, fmtStats, formatLog, iso, machineLoad, MINUTE, otherCores, type BenchOptions } from './schedules-measure.js';
 import { formatThreads } from './thread-meter.js';
@@ -53,6 +65,9 @@ function parseOptions(): BenchOptions {
   // What the service will use: the same variable, read and checked as the service reads it.
   const scheduleLeadMs = loadConfig({ FERRY_SCHEDULE_LEAD_MS: process.env.FERRY_SCHEDULE_LEAD_MS }).scheduleLeadMs;
   const createLead = args.get('lead-seconds');
+  // Every timing here fires each minute: the service takes at most that gap as jitter.
+  const jitterSeconds = Number(args.get('jitter') ?? 0);
+  if (!(Number.isInteger(jitterSeconds) && jitterSeconds >= 0 && jitterSeconds <= 60)) throw new Error('--jitter 0..60 (whole seconds)');
   return {
     mode,
     scheduleCount,
@@ -63,20 +78,23 @@ function parseOptions(): BenchOptions {
     marginMs: Number(args.get('margin-seconds') ?? Math.max(15, Math.ceil(scheduleLeadMs / 1000) + 5)) * 1000,
     createLeadMs: createLead === undefined ? undefined : Number(createLead) * 1000,
     scheduleLeadMs,
+    jitterSeconds,
     idleMs: Number(args.get('idle-seconds') ?? 60) * 1000,
     settleMs: Number(args.get('settle-seconds') ?? 10) * 1000,
   };
 }
 
 function report(r: FiringResult, title: string, names: readonly string[], opts: BenchOptions, startLoad: string): void {
-  const { scheduleCount, minutes, timingKind } = opts;
+  const { scheduleCount, minutes, timingKind, jitterSeconds } = opts;
   const occurrences = r.expected;
+  const due = jitterSeconds > 0 ? 'due time' : 'instant';
   console.log(`\n=== ${title} ===`);
   console.log(`machine at the start: ${startLoad}; at the end: ${machineLoad()}`);
   console.log(
     `schedules ${scheduleCount} (${timingKind}), created in ${r.created.ms} ms (${Math.round((scheduleCount / r.created.ms) * 1000)}/s, ${opts.concurrency} at once), ` +
       `${r.creationEndedBeforeMs} ms before the first measured instant ${iso(r.firstBoundary)}; ${minutes} minute(s); ` +
-      `occurrences enqueued ${opts.scheduleLeadMs} ms ahead (FERRY_SCHEDULE_LEAD_MS)`,
+      `occurrences enqueued ${opts.scheduleLeadMs} ms ahead (FERRY_SCHEDULE_LEAD_MS)` +
+      (jitterSeconds > 0 ? `; jitter ${jitterSeconds} s (each due at its instant + a delay in [0, ${jitterSeconds} s))` : ''),
   );
   const exact = r.missing.length === 0 && r.duplicates.length === 0 && r.duplicatesByCreatedMinute === 0 && r.unexpectedInWindow === 0;
   console.log(
@@ -92,12 +110,25 @@ function report(r: FiringResult, title: string, names: readonly string[], opts: 
   console.log(`  schedules' last_run_outcome: ${[...r.scheduleOutcomes].map(([o, n]) => `${o} ${n}`).join(', ')}`);
   console.log(`creation lateness (fired − instant, negative: created ahead of it): ${fmtStats(r.creation)}; created by the instant ${fmtShare(r.creation)}`);
   r.creationPerMinute.forEach((s, k) => console.log(`  minute ${k + 1}: ${fmtStats(s)}; created by the instant ${fmtShare(s)}`));
-  console.log(`claim lateness (started_at − instant): ${fmtStats(r.claim)}`);
-  console.log(`first attempt lateness (attempt 1 started_at − instant): ${fmtStats(r.firstAttempt)}`);
+  if (jitterSeconds > 0) {
+    const c = r.dueCheck;
+    console.log(`created by its due time (fired − instant − its delay ≤ 0): ${fmtShare(r.creationByDue)}`);
+    console.log(
+      `due times (instant + delay): stored ${c.matching + c.differing}, of which as drawn by jitterDelayMs ${c.matching}, otherwise ${c.differing}` +
+        `${c.example === null ? '' : ` (e.g. ${c.example})`}; not stored (created as of the due time or later, the draw taken) ${c.unset}`,
+    );
+  }
+  console.log(`claim lateness (started_at − ${due}): ${fmtStats(r.claim)}`);
+  console.log(`first attempt lateness (attempt 1 started_at − ${due}): ${fmtStats(r.firstAttempt)}`);
   console.log(
-    `delivery lateness (arrival − instant): ${fmtStats(r.delivery)}; not delivered ${r.notDelivered}, duplicate deliveries ${r.duplicateDeliveries}, Service-Schedule-Id mismatches ${r.headerMismatches}`,
+    `delivery lateness (arrival − ${due}): ${fmtStats(r.delivery)}; not delivered ${r.notDelivered}, duplicate deliveries ${r.duplicateDeliveries}, Service-Schedule-Id mismatches ${r.headerMismatches}`,
   );
   r.deliveryPerMinute.forEach((s, k) => console.log(`  minute ${k + 1}: ${fmtStats(s)}`));
+  r.arrivalSpreadPerMinute.forEach((s, k) => {
+    console.log(`spread of minute ${k + 1} (${iso(r.firstBoundary + k * MINUTE)}) over [instant, instant + ${jitterSeconds} s):`);
+    console.log(`  due times: ${fmtSpread(r.dueSpreadPerMinute[k]!, jitterSeconds)}`);
+    console.log(`  first arrivals: ${fmtSpread(s, jitterSeconds)}`);
+  });
   for (const w of r.windows) {
     const per = names.map((n) => `${n} ${(cpuMs(w.cpu, n) / Math.max(1, w.arrived)).toFixed(2)}`).join(', ');
     console.log(`firing window ${w.minute + 1} (${w.seconds.toFixed(1)} s, ${w.arrived} arrivals; machine before it: ${w.load}): ${fmtCpu(w.cpu)}; ms CPU per occurrence: ${per}`);
@@ -118,7 +149,13 @@ function report(r: FiringResult, title: string, names: readonly string[], opts: 
     `\nSUMMARY ${title}: exactly once ${exact ? 'yes' : 'NO'} (missing ${r.missing.length}, duplicates ${r.duplicates.length}); ` +
       `creation p50/p99/max ${r.creation.p50}/${r.creation.p99}/${r.creation.max} ms (target p99 ≤ 1000: ${r.creation.p99 <= 1000 ? 'met' : 'MISSED'}), ` +
       `created by the instant ${fmtShare(r.creation)}; ` +
-      `delivery p50/p99/max ${r.delivery.p50}/${r.delivery.p99}/${r.delivery.max} ms (target p99 ≤ 2000: ${r.delivery.p99 <= 2000 ? 'met' : 'MISSED'}); ` +
+      `delivery${jitterSeconds > 0 ? ' from the due time' : ''} p50/p99/max ${r.delivery.p50}/${r.delivery.p99}/${r.delivery.max} ms (target p99 ≤ 2000: ${r.delivery.p99 <= 2000 ? 'met' : 'MISSED'}); ` +
+      (jitterSeconds > 0
+        ? `arrivals spread over ${jitterSeconds} s (largest second ≤ 2× the mean, KS ≤ 10 %, none before the instant): ` +
+          `${r.arrivalSpreadPerMinute.every(spreadMet) ? 'met' : 'MISSED'} (` +
+          r.arrivalSpreadPerMinute.map((x) => `${x.maxRatio.toFixed(2)}×, KS ${(x.ks * 100).toFixed(1)} %, before ${x.before}, after ${x.after}`).join('; ') +
+          '); '
+        : '') +
       `ferry ${(cpuMs(r.whole, names[0]!) / occurrences).toFixed(2)} ms CPU/occurrence over the minutes, ` +
       `firing windows ${w.map((x) => `${x.seconds.toFixed(1)} s at ${(cpuMs(x.cpu, names[0]!) / x.seconds / 1000).toFixed(2)} cores`).join(', ')}` +
       (w.some((x) => x.delivery !== undefined)
@@ -136,7 +173,7 @@ const startLoad = machineLoad();
 console.log(`machine at the start: ${startLoad}`);
 // test/support/deployment.ts reads the backend when it is loaded: set it before any mode's module imports it.
 process.env.FERRY_TEST_BACKEND = opts.mode === 'distributed' ? 'cassandra' : 'embedded';
-const lead = `, occurrences enqueued ${opts.scheduleLeadMs / 1000} s ahead`;
+const lead = `, occurrences enqueued ${opts.scheduleLeadMs / 1000} s ahead${opts.jitterSeconds > 0 ? `, jitter ${opts.jitterSeconds} s` : ''}`;
 if (opts.mode === 'embedded') {
   const { embedded } = await import('./schedules-embedded.js');
   report(await embedded(opts), `embedded, ${opts.scheduleCount} × ${opts.timingKind} every minute${lead}`, ['ferry', 'bench'], opts, startLoad);
