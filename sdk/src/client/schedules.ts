@@ -1,6 +1,6 @@
 import type {
   Acceptance, BackfillRange, BackfillResult, CallOptions, CreateOptions, Deleted, ListSchedulesQuery, PreviewOptions, PreviewRun,
-  PreviewTarget, Schedule, ScheduleInput, ScheduleList, ScheduleSummary, ScheduleUpdate, Timing, WithRequestId,
+  PreviewTarget, Schedule, ScheduleInput, ScheduleList, ScheduleSummary, ScheduleUpdate, WithRequestId,
 } from '../types.js';
 import type { HttpCall, HttpClient } from './http.js';
 import { PagePromise } from './pagination.js';
