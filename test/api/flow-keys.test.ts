@@ -169,7 +169,7 @@ describe('flow_keys of a schedule request', () => {
     const { api } = await f.newProject();
     const schedules = new Schedules(api);
     const created = await schedules.created({ name: 'keyed', timing: interval(3600), request: { url: DEST, flow_keys: ['tenant:1', 'vendor'] } });
-    expect((await schedules.detail(created.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: ['tenant:1', 'vendor'], callbacks: null });
+    expect((await schedules.detail(created.id)).request).toEqual({ url: DEST, body: null, headers: {}, retry: 0, flow_keys: ['tenant:1', 'vendor'], callbacks: null, queue: 'default', timeout: '50s', metadata: {} });
     expect((await schedules.patch(created.id, { request: { url: DEST, flow_keys: ['other'] } })).status).toBe(200);
     expect((await schedules.detail(created.id)).request).toMatchObject({ flow_keys: ['other'] });
     expect((await schedules.patch(created.id, { request: { url: DEST } })).status).toBe(200);

@@ -113,7 +113,7 @@ export async function alwaysSet(ferry: Ferry): Promise<Date[]> {
   const created = await ferry.schedules.create({ name: 'n', timing, request: { url: 'https://example.com/hook' } });
   const schedule = await ferry.schedules.get(created.id);
   times.push(new Date(created.created_at), new Date(schedule.created_at), new Date(schedule.updated_at));
-  const active: 'active' | 'paused' = schedule.status;
+  const active: 'active' | 'paused' | 'ended' = schedule.status;
   const destination: string = schedule.request.url;
   const retries: number = schedule.request.retry;
   const zone: string = schedule.timing.type === 'cron' ? schedule.timing.timezone : \`every \${schedule.timing.every_seconds} s\`;
