@@ -933,10 +933,16 @@ export interface components {
         };
         /** @description DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving time changes; a job whose hour field is a wildcard follows real time whatever it says. */
         DstPolicy: {
-            /** @description `shift` (the default): local times a spring-forward skips run once, at the first instant after the gap; `skip`: they do not run that day. */
-            gap: string;
-            /** @description `first` (the default): local times a fall-back repeats run on their first pass; `second`: on their second pass; `both`: on both. */
-            overlap: string;
+            /**
+             * @description `shift` (the default): local times a spring-forward skips run once, at the first instant after the gap; `skip`: they do not run that day.
+             * @enum {string}
+             */
+            gap: "shift" | "skip";
+            /**
+             * @description `first` (the default): local times a fall-back repeats run on their first pass; `second`: on their second pass; `both`: on both.
+             * @enum {string}
+             */
+            overlap: "first" | "second" | "both";
         };
         /** @description DstPolicy says what a cron job whose hour is fixed (`30 2 * * *`, not `*\/15 * * * *`) does when daylight saving time changes; a job whose hour field is a wildcard follows real time whatever it says. */
         DstPolicyWrite: {
@@ -1530,8 +1536,11 @@ export interface components {
         };
         /** @description SchedulePolicy says how occurrences behave when they fire. */
         SchedulePolicy: {
-            /** @description `allow_all` (default): every occurrence creates a request; `skip`: an occurrence due while the previous occurrence's request is active is skipped; `buffer_one`: one such occurrence waits and is created when the previous request ends, any further one is skipped. */
-            overlap: string | null;
+            /**
+             * @description `allow_all` (default): every occurrence creates a request; `skip`: an occurrence due while the previous occurrence's request is active is skipped; `buffer_one`: one such occurrence waits and is created when the previous request ends, any further one is skipped.
+             * @enum {string|null}
+             */
+            overlap: "allow_all" | "skip" | "buffer_one" | null;
             /**
              * Format: int32
              * @description After this many occurrences of the timing created requests, the schedule ends; no limit when absent.

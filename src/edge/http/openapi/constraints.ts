@@ -103,6 +103,14 @@ export class RuleBook {
     return rule;
   }
 
+  /**
+   * The values a field written back may take, when the API reads the same field with an enum: a value read back
+   * can then be given again as it is, and typed clients see the same union both ways.
+   */
+  enumOf(name: string): readonly string[] | undefined {
+    return this.rules[name]?.enum;
+  }
+
   /** The rule of a message as a whole, when it has one. */
   message(name: string): FieldRule | undefined {
     const rule = this.rules[name];

@@ -80,8 +80,12 @@ export class SchemaSet {
    */
   field(field: DescField, direction: Direction, nullable = direction === 'output' && !getOption(field, always_set)): Schema {
     switch (field.fieldKind) {
-      case 'scalar':
-        return scalar(field.scalar, nullable && field.presence !== FeatureSet_FieldPresence.IMPLICIT);
+      case 'scalar': {
+        const schema = scalar(field.scalar, nullable && field.presence !== FeatureSet_FieldPresence.IMPLICIT);
+        const values = direction === 'output' && field.scalar === ScalarType.STRING ? this.rules.enumOf(`${field.parent.typeName}.${field.name}`) : undefined;
+        if (values === undefined) return schema;
+        return { ...schema, enum: Array.isArray(schema.type) ? [...values, null] : [...values] };
+      }
       case 'enum':
         return maybeNull(this.enumRef(field.enum), nullable);
       case 'message':
