@@ -22,7 +22,7 @@ import { at, expectError, interval, iso, newKey, scheduleProject, secondsAhead, 
 
 /**
  * The policy as schedules fire for real, on the wall clock (waits with deadlines, never fixed sleeps), against a
- * destination on loopback that answers slowly or fails; and backfill exactly once across kill -9 and two
+ * destination on loopback that answers slowly or fails; and trigger and backfill exactly once across kill -9 and two
  * connections racing on one storage.
  */
 
@@ -135,7 +135,7 @@ describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
   }, 5 * MINUTE);
 });
 
-describe(`backfill exactly once across kill -9 and racing connections (${TEST_BACKEND})`, () => {
+describe(`trigger and backfill exactly once across kill -9 and racing connections (${TEST_BACKEND})`, () => {
   let dest: Destination;
   beforeAll(async () => {
     dest = await startDestination();
@@ -190,7 +190,35 @@ describe(`backfill exactly once across kill -9 and racing connections (${TEST_BA
     }
   }, 4 * MINUTE);
 
-  it('two connections to one storage backfilling the same range at once: one request per instant between them', async () => {
+  it('killed while a trigger is answered: its retry with the same key answers the one request there is', async () => {
+    const dataDir = newDataDir();
+    const ferry = await startFerry({ dataDir, env: env() });
+    const { projectId, apiKey } = await createProject(dataDir);
+    const api = new Api(ferry.baseUrl, apiKey);
+    const s = await new Schedules(api).created({ name: 'triggered', timing: interval(3600, secondsAhead(90_000)), request: { url: `${dest.url}/tr` } });
+    const call = (a: Api) => a.call<{ id: string }>('POST', `/schedules/${s.id}/trigger`, { headers: { 'idempotency-key': 'tr-1' } });
+
+    // Killed as the call arrives: whether the request was stored before the kill or not, the retry settles it.
+    const cut = call(api).catch(() => null);
+    await ferry.kill();
+    await cut;
+    const again = await startFerry({ dataDir, env: env() });
+    try {
+      const retried = new Api(again.baseUrl, apiKey);
+      const done: ApiResponse<{ id: string }> = await eventually(async () => {
+        const res = await call(retried);
+        return res.status === 409 ? undefined : res;
+      }, 2 * MINUTE);
+      expect(done.status, JSON.stringify(done.body)).toBe(202);
+      expect((await call(retried)).body.data.id).toBe(done.body.data.id);
+      const made = await withStorage(dataDir, async (b) => (await recurringRequests(b, projectId)).get(s.id) ?? []);
+      expect(made.map((r) => r.id)).toEqual([done.body.data.id]);
+    } finally {
+      await again.stop();
+    }
+  }, 4 * MINUTE);
+
+  it('two connections to one storage backfilling the same range, then triggering with one key, at once: one request per instant and one trigger between them', async () => {
     const dataDir = newDataDir();
     await prepareStorage(dataDir);
     const backends: Backend[] = [await openTestBackend(dataDir), await openTestBackend(dataDir)];
@@ -235,6 +263,13 @@ describe(`backfill exactly once across kill -9 and racing connections (${TEST_BA
       const stored = await backends[0]!.schedules.get(project.id, schedule.id);
       expect(stored!.runs.counts.backfilled).toBe(300);
       expect(stored!.runs.backfilled).toEqual([[Date.parse(range.from), Date.parse(range.to)]]);
+
+      // A trigger sent twice at once with one key, over both connections: one request, counted once.
+      const triggered = await Promise.all(commands.map((c) => c.trigger(project, schedule.id, 'race-trigger')));
+      expect(triggered[1]!.id).toBe(triggered[0]!.id);
+      const all = (await recurringRequests(backends[0]!, project.id)).get(schedule.id) ?? [];
+      expect(all.filter((r) => !made.some((m) => m.id === r.id)).map((r) => r.id)).toEqual([triggered[0]!.id]);
+      expect((await backends[1]!.schedules.get(project.id, schedule.id))!.runs.counts.triggered).toBe(1);
     } finally {
       for (const l of leases) await l.releaseAll();
       for (const b of backends) await b.close();
