@@ -87,6 +87,18 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // Ferry on the three-node Cassandra and Kafka clusters of `infra.sh cluster` (test/infra/README.md): not part of
+      // the suite (test-all.sh names its projects); its files run only with FERRY_TEST_TOPOLOGY=cluster.
+      {
+        test: {
+          name: 'api-cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          env: { FERRY_TEST_BACKEND: 'cassandra' },
+          setupFiles: ['test/support/drop-deployments.setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
       // The web console in a real chromium (test/infra/browser.sh), against both backends like the API tests.
       {
         test: {

@@ -10,6 +10,9 @@
 #   infra.sh wipe [cassandra|kafka]    stop, then delete data and logs (jars stay)
 #   infra.sh fetch                     only resolve the jars (e.g. to warm a CI cache)
 #   infra.sh nodetool <args>           Cassandra's nodetool (needs FERRY_INFRA_CASSANDRA_JMX_PORT)
+#   infra.sh cluster <command>         the three-node Cassandra and three-broker Kafka
+#                                      clusters beside the single pair (test/infra/cluster.sh;
+#                                      `infra.sh cluster help`)
 #
 # All runtime state lives under $FERRY_INFRA_DIR (default <repo>/test/.infra):
 #   lib/<service>/        jars copied from the local Maven repository (+ .complete marker)
@@ -62,12 +65,16 @@ die() { printf 'infra.sh: %s\n' "$*" >&2; exit 1; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-version_of() { case $1 in cassandra) echo "$CASSANDRA_VERSION" ;; kafka) echo "$KAFKA_VERSION" ;; esac; }
+# A process is named by its service (cassandra, kafka: the single pair) or by a
+# cluster node (cassandra-1, kafka-3, ...: test/infra/cluster.sh); its kind is
+# the service it runs, which picks the jars and the version.
+kind_of() { echo "${1%%-*}"; }
+version_of() { case $(kind_of "$1") in cassandra) echo "$CASSANDRA_VERSION" ;; kafka) echo "$KAFKA_VERSION" ;; esac; }
 port_of() { case $1 in cassandra) echo "$CASSANDRA_PORT" ;; kafka) echo "$KAFKA_PORT" ;; esac; }
-svc_dir() { echo "$INFRA_DIR/$1"; }
+svc_dir() { case $1 in cassandra | kafka) echo "$INFRA_DIR/$1" ;; *) echo "$INFRA_DIR/cluster/$1" ;; esac; }
 lib_dir() { echo "$INFRA_DIR/lib/$1"; }
-pid_file() { echo "$INFRA_DIR/$1/$1.pid"; }
-log_file() { echo "$INFRA_DIR/$1/$1.log"; }
+pid_file() { echo "$(svc_dir "$1")/$1.pid"; }
+log_file() { echo "$(svc_dir "$1")/$1.log"; }
 
 check_service() {
   case ${1:-} in
@@ -123,8 +130,8 @@ find_pid() { # service
   rm -f "$file"
 }
 
-port_open() { # port
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+port_open() { # port [address]
+  (exec 3<>"/dev/tcp/${2:-127.0.0.1}/$1") 2>/dev/null
 }
 
 rss_of() { # pid -> "1434 MiB"
@@ -208,20 +215,42 @@ cassandra_jvm17_opts() {
   done < <(grep -E '^-' "$HERE/conf/cassandra-jvm17.options")
 }
 
+# Renders conf/cassandra.yaml for one node: the ports and data directory, and
+# the placeholders that tell the single node from a cluster node.
+render_cassandra_conf() { # name native-port storage-port name=value... (CLUSTER_NAME ADDRESS SEEDS SNITCH HINTED_HANDOFF)
+  local name=$1 native=$2 storage=$3 dir
+  shift 3
+  dir=$(svc_dir "$name")
+  mkdir -p "$dir/data" "$dir/triggers"
+  render "$HERE/conf/cassandra.yaml" "$dir/conf/cassandra.yaml" \
+    "NATIVE_PORT=$native" \
+    "STORAGE_PORT=$storage" \
+    "SSL_STORAGE_PORT=$((storage + 1))" \
+    "DATA_DIR=$dir/data" \
+    "$@"
+  cp "$HERE/conf/cassandra-logback.xml" "$dir/conf/logback.xml"
+}
+
 launch_cassandra() {
-  local dir lib data conf agent
-  dir=$(svc_dir cassandra)
+  render_cassandra_conf cassandra "$CASSANDRA_PORT" "$CASSANDRA_STORAGE_PORT" \
+    CLUSTER_NAME=ferry-test ADDRESS=127.0.0.1 "SEEDS=127.0.0.1:$CASSANDRA_STORAGE_PORT" \
+    SNITCH=SimpleSnitch HINTED_HANDOFF=false
+  local extra=(-Dcassandra.initial_token=0)
+  if [[ -n $CASSANDRA_JMX_PORT ]]; then
+    # JMX on loopback only (for nodetool), and only when asked for.
+    extra+=("-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT")
+  fi
+  start_cassandra_jvm cassandra "$CASSANDRA_HEAP" "${extra[@]}"
+}
+
+# Starts the Cassandra daemon of a node whose configuration is rendered.
+start_cassandra_jvm() { # name heap extra-java-args...
+  local name=$1 heap=$2 dir lib data conf agent
+  shift 2
+  dir=$(svc_dir "$name")
   lib=$(lib_dir cassandra)
   data="$dir/data"
   conf="$dir/conf"
-  mkdir -p "$data" "$dir/triggers"
-
-  render "$HERE/conf/cassandra.yaml" "$conf/cassandra.yaml" \
-    "NATIVE_PORT=$CASSANDRA_PORT" \
-    "STORAGE_PORT=$CASSANDRA_STORAGE_PORT" \
-    "SSL_STORAGE_PORT=$((CASSANDRA_STORAGE_PORT + 1))" \
-    "DATA_DIR=$data"
-  cp "$HERE/conf/cassandra-logback.xml" "$conf/logback.xml"
 
   # Cassandra measures object sizes with the jamm agent; without it the
   # daemon refuses to start.
@@ -230,17 +259,13 @@ launch_cassandra() {
 
   local jvm_opts=()
   mapfile -t jvm_opts < <(cassandra_jvm17_opts)
-  if [[ -n $CASSANDRA_JMX_PORT ]]; then
-    # JMX on loopback only (for nodetool), and only when asked for.
-    jvm_opts+=("-Dcassandra.jmx.local.port=$CASSANDRA_JMX_PORT")
-  fi
 
   # The rest follows Cassandra's own jvm-server.options / cassandra-env.sh,
   # minus what does not suit a shared test machine: no GC log, no heap dump
   # (a 1 GiB file in the working directory), no AlwaysPreTouch (keeps RSS to
   # what is used).
-  start_jvm cassandra \
-    "-Xms$CASSANDRA_HEAP" "-Xmx$CASSANDRA_HEAP" \
+  start_jvm "$name" \
+    "-Xms$heap" "-Xmx$heap" \
     -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxTenuringThreshold=1 \
     -XX:+ExitOnOutOfMemoryError -XX:+PerfDisableSharedMem \
     -ea -da:net.openhft... \
@@ -254,7 +279,7 @@ launch_cassandra() {
     "-Dcassandra.triggers_dir=$dir/triggers" \
     "-Dlogback.configurationFile=file://$conf/logback.xml" \
     -Dcassandra.skip_wait_for_gossip_to_settle=0 \
-    -Dcassandra.initial_token=0 \
+    "$@" \
     -cp "$lib/*" org.apache.cassandra.service.CassandraDaemon
 }
 # Notes on the flags above:
@@ -262,9 +287,11 @@ launch_cassandra() {
 #                              with them our log file.
 #  -Dcassandra.skip_wait_for_gossip_to_settle=0
 #                              one node has nobody to gossip with; skips a
-#                              fixed wait of several seconds at start-up.
-#  -Dcassandra.initial_token=0 with num_tokens: 1, the single token is fixed
-#                              instead of computed.
+#                              fixed wait of several seconds at start-up (a
+#                              cluster node learns the ring from its seeds
+#                              before it serves anyway).
+#  -Dcassandra.initial_token=T with num_tokens: 1, the single token is fixed
+#                              instead of computed (given per node).
 
 # nodetool talks JMX, so it only works when the node was started with
 # FERRY_INFRA_CASSANDRA_JMX_PORT set. It needs the same JPMS flags as the daemon.
@@ -281,45 +308,59 @@ nodetool() { # args...
 
 # --------------------------------------------------------------- kafka ------
 
+# Renders conf/server.properties for one broker.
+render_kafka_conf() { # name name=value... (NODE_ID ADDRESS BROKER_PORT CONTROLLER_PORT VOTERS REPLICATION MIN_ISR)
+  local name=$1 dir
+  shift
+  dir=$(svc_dir "$name")
+  mkdir -p "$dir/data"
+  render "$HERE/conf/kafka-server.properties" "$dir/conf/server.properties" "DATA_DIR=$dir/data" "$@"
+  cp "$HERE/conf/kafka-log4j2.xml" "$dir/conf/log4j2.xml"
+}
+
+# A new KRaft cluster id (every broker of one cluster is formatted with the same).
+kafka_random_id() {
+  "$JAVA" -cp "$(lib_dir kafka)/*" "-Dlog4j2.configurationFile=file://$HERE/conf/kafka-log4j2.xml" kafka.tools.StorageTool random-uuid
+}
+
+# KRaft storage must be formatted exactly once, with a cluster id; doing it
+# again would fail (or, forced, lose the topics). meta.properties is what
+# `format` writes, so its presence means "already formatted".
+format_kafka() { # name cluster-id-command...
+  local name=$1 dir cluster_id
+  shift
+  dir=$(svc_dir "$name")
+  [[ -f $dir/data/meta.properties ]] && return 0
+  cluster_id=$("$@")
+  "$JAVA" -cp "$(lib_dir kafka)/*" "-Dlog4j2.configurationFile=file://$dir/conf/log4j2.xml" kafka.tools.StorageTool format \
+    -t "$cluster_id" -c "$dir/conf/server.properties" >>"$(log_file "$name")" 2>&1 ||
+    {
+      show_log_tail "$name"
+      die "$name: formatting $dir/data failed"
+    }
+  log "$name: formatted $dir/data (cluster id $cluster_id)"
+}
+
 launch_kafka() {
-  local dir lib data conf
-  dir=$(svc_dir kafka)
-  lib=$(lib_dir kafka)
-  data="$dir/data"
-  conf="$dir/conf"
-  mkdir -p "$data"
+  render_kafka_conf kafka NODE_ID=1 ADDRESS=127.0.0.1 \
+    "BROKER_PORT=$KAFKA_PORT" "CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT" \
+    "VOTERS=1@127.0.0.1:$KAFKA_CONTROLLER_PORT" REPLICATION=1 MIN_ISR=1
+  format_kafka kafka kafka_random_id
+  start_kafka_jvm kafka "$KAFKA_HEAP"
+}
 
-  render "$HERE/conf/kafka-server.properties" "$conf/server.properties" \
-    "BROKER_PORT=$KAFKA_PORT" \
-    "CONTROLLER_PORT=$KAFKA_CONTROLLER_PORT" \
-    "DATA_DIR=$data"
-  cp "$HERE/conf/kafka-log4j2.xml" "$conf/log4j2.xml"
-
-  local log4j="-Dlog4j2.configurationFile=file://$conf/log4j2.xml"
-
-  # KRaft storage must be formatted exactly once, with a cluster id; doing it
-  # again would fail (or, forced, lose the topics). meta.properties is what
-  # `format` writes, so its presence means "already formatted".
-  if [[ ! -f $data/meta.properties ]]; then
-    local cluster_id
-    cluster_id=$("$JAVA" -cp "$lib/*" "$log4j" kafka.tools.StorageTool random-uuid)
-    "$JAVA" -cp "$lib/*" "$log4j" kafka.tools.StorageTool format \
-      -t "$cluster_id" -c "$conf/server.properties" >>"$(log_file kafka)" 2>&1 ||
-      {
-        show_log_tail kafka
-        die "kafka: formatting $data failed"
-      }
-    log "kafka: formatted $data (cluster id $cluster_id)"
-  fi
-
+# Starts the broker of a node whose configuration is rendered and storage formatted.
+start_kafka_jvm() { # name heap
+  local name=$1 heap=$2 dir
+  dir=$(svc_dir "$name")
   # GC flags are those of Kafka's kafka-run-class.sh (KAFKA_JVM_PERFORMANCE_OPTS).
-  start_jvm kafka \
-    "-Xms$KAFKA_HEAP" "-Xmx$KAFKA_HEAP" \
+  start_jvm "$name" \
+    "-Xms$heap" "-Xmx$heap" \
     -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
     -XX:+ExplicitGCInvokesConcurrent -XX:+ExitOnOutOfMemoryError \
     -Djava.awt.headless=true \
-    "$log4j" \
-    -cp "$lib/*" kafka.Kafka "$conf/server.properties"
+    "-Dlog4j2.configurationFile=file://$dir/conf/log4j2.xml" \
+    -cp "$(lib_dir kafka)/*" kafka.Kafka "$dir/conf/server.properties"
 }
 
 # ------------------------------------------------------------ lifecycle -----
@@ -367,17 +408,24 @@ start_service() { # service
   log "$svc: started pid $(<"$(pid_file "$svc")") (log: $(log_file "$svc"))"
 }
 
-wait_service() { # service
-  local svc=$1 pid t0 out rc
-  t0=$(now)
-  pid=$(find_pid "$svc")
-  # Just started on a busy machine, the launcher (setsid, nohup) may not have become the JVM yet: its command line
-  # lacks the marker for a moment.
+# Like find_pid, but patient with a process just started: on a busy machine
+# the launcher (setsid, nohup) may not have become the JVM yet, and its
+# command line lacks the marker for a moment.
+started_pid() { # service
+  local pid
+  pid=$(find_pid "$1")
   for _ in 1 2 3 4 5 6 7 8 9 10; do
     [[ -n $pid ]] && break
     sleep 0.5
-    pid=$(find_pid "$svc")
+    pid=$(find_pid "$1")
   done
+  echo "$pid"
+}
+
+wait_service() { # service
+  local svc=$1 pid t0 out rc
+  t0=$(now)
+  pid=$(started_pid "$svc")
   if [[ -z $pid ]]; then
     show_log_tail "$svc"
     die "$svc: not running"
@@ -524,6 +572,11 @@ case $cmd in
     ;;
   nodetool)
     nodetool "$@"
+    ;;
+  cluster)
+    # shellcheck source=test/infra/cluster.sh
+    source "$HERE/cluster.sh"
+    cluster_main "$@"
     ;;
   help | -h | --help)
     usage

@@ -51,10 +51,12 @@ export function backendEnv(dataDir: string, backend: TestBackend = TEST_BACKEND)
     FERRY_DATA_DIR: dataDir,
     FERRY_BACKEND: 'cassandra',
     FERRY_SHARDS: String(TEST_SHARDS),
-    FERRY_CASSANDRA_CONTACT_POINTS: infra.cassandra.contactPoint,
+    FERRY_CASSANDRA_CONTACT_POINTS: infra.cassandra.contactPoints.join(','),
     FERRY_CASSANDRA_LOCAL_DC: infra.cassandra.localDataCenter,
     FERRY_CASSANDRA_KEYSPACE: pooledKeyspace(dataDir) ?? `ferry_t_${name}`,
+    FERRY_CASSANDRA_REPLICATION: infra.cassandra.replication,
     FERRY_KAFKA_BROKERS: infra.kafka.brokers.join(','),
+    FERRY_KAFKA_REPLICATION_FACTOR: String(infra.kafka.replicationFactor),
     FERRY_KAFKA_TOPIC: `ferry.t.${name}`,
     FERRY_KAFKA_GROUP: `ferry-t-${name}`,
     FERRY_KAFKA_SESSION_TIMEOUT_MS: '6000',
@@ -104,7 +106,7 @@ async function prepareOnce(dataDir: string, backend: TestBackend): Promise<void>
     writeFileSync(join(dataDir, POOLED), lease.keyspace);
     // Patient: on a busy machine the broker may take longer than the default retries to elect the new topic's leaders.
     const kafka = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING, retry: { retries: 12, maxRetryTime: 5_000 } });
-    await ensureWorkTopic(kafka, backendEnv(dataDir, backend).FERRY_KAFKA_TOPIC!, TEST_SHARDS, 1);
+    await ensureWorkTopic(kafka, backendEnv(dataDir, backend).FERRY_KAFKA_TOPIC!, TEST_SHARDS, infra.kafka.replicationFactor);
   } else {
     await execFileAsync(process.execPath, [CLI, 'migrate'], { env: childEnv(backendEnv(dataDir, backend)) });
   }

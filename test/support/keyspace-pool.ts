@@ -19,7 +19,8 @@ import { infra } from './infra.js';
  */
 const POOL_SIZE = 16;
 
-const POOL_DIR = join(tmpdir(), `ferry-keyspace-pool-${createHash('sha256').update(infra.cassandra.contactPoint).digest('hex').slice(0, 8)}`);
+// One pool per Cassandra (the single node and the cluster each have theirs): named after the contact points.
+const POOL_DIR = join(tmpdir(), `ferry-keyspace-pool-${createHash('sha256').update(infra.cassandra.contactPoints.join(',')).digest('hex').slice(0, 8)}`);
 
 /** A keyspace lent out: its name, and how to give it back. */
 export interface KeyspaceLease {
