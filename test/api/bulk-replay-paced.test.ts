@@ -5,26 +5,26 @@ import { createProject, newDataDir, startFerry, type FerryProcess } from '../sup
 import { busiestWindow } from '../support/arrivals.js';
 
 /**
- * A bulk replay of 5,000 failed requests through a flow key limited to 100/s: the replays reach the destination at
+ * A bulk replay of 2,000 failed requests through a flow key limited to 100/s: the replays reach the destination at
  * the key's pace, the server is killed with SIGKILL while the action is still creating them, and once it is back
  * every original has been replayed exactly once. The destination answers 400, so the originals fail after one
  * attempt each (fast: the limit is set only once they have), and so do the replays (nothing retries).
  */
 
-const ORIGINALS = 5_000;
+const ORIGINALS = 2_000;
 const RATE = 100;
 
 describe('a bulk replay paced by its flow key, across kill -9', () => {
   let dest: Destination;
   let ferry: FerryProcess | undefined;
   const dataDir = newDataDir();
-  // Batches of 250 every second and a half create the replays at about twice the key's rate: the action is still
-  // running well after the first replays arrive, so the kill lands in the middle of it.
+  // Batches of 100 every 0.6 s create the replays at about 1.7 times the key's rate: the action is still running
+  // well after the first replays arrive, so the kill lands in the middle of it.
   const env = () => ({
     FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
     FERRY_DELIVERY_CA_FILE: dest.certFile,
-    FERRY_BULK_BATCH_SIZE: '250',
-    FERRY_BULK_PAUSE_MS: '1500',
+    FERRY_BULK_BATCH_SIZE: '100',
+    FERRY_BULK_PAUSE_MS: '600',
   });
 
   beforeAll(async () => {
@@ -106,7 +106,7 @@ describe('a bulk replay paced by its flow key, across kill -9', () => {
     // The key's pace. Starts keep to the rate and burst: at most burst + rate × W in any W seconds. What is
     // measured here is arrivals, which lag their starts by a varying few hundred milliseconds on a busy machine, so
     // starts made at the edge of one window can land in the next: over two-second windows that jitter is a small
-    // part of what is counted, and a quarter of a second of the rate covers it. The 5,000 also spread over at least
+    // part of what is counted, and a quarter of a second of the rate covers it. The 2,000 also spread over at least
     // the time the rate needs for them, with room for timer slack.
     // A process started after the kill knows nothing of the starts the killed one made in its last second, so its
     // bucket may give one more burst across the restart.
