@@ -72,7 +72,7 @@ export class ScheduleRunCommands {
     await this.record(project, schedule.id, (runs) => {
       // The latest of them are recent runs, as of their instants, each once.
       const latest = instants.map((at, n) => ({ at, requestId: accepted[n]!.id })).slice(-10);
-      let next = withBackfilled(runs, from, to, created);
+      let next = withBackfilled(runs, from, to, range.instants);
       for (const run of latest) if (!next.recent.some((r) => r.requestId === run.requestId)) next = withRun(next, { ...run, outcome: 'backfilled' }, 0);
       return next;
     });

@@ -185,6 +185,8 @@ describe(`trigger and backfill exactly once across kill -9 and racing connection
       const made = await withStorage(dataDir, async (b) => (await recurringRequests(b, projectId)).get(s.id) ?? []);
       expect(made).toHaveLength(1000);
       expect(new Set(made.map((r) => r.id)).size).toBe(1000);
+      // Counted once each, those the killed call created included.
+      expect((await new Schedules(retried).detail(s.id)).run_counts.backfilled).toBe(1000);
     } finally {
       await again.stop();
     }

@@ -43,12 +43,15 @@ describe('backfill instants', () => {
 
 describe('backfilled ranges', () => {
   it('merge with the ranges they touch, and leave the instants inside them out of a later backfill', () => {
-    let runs = withBackfilled(EMPTY_RUN_STATE, T, T + HOUR, 4);
-    runs = withBackfilled(runs, T + 2 * HOUR, T + 3 * HOUR, 4);
+    const quarters = (from: number) => [0, 1, 2, 3].map((k) => from + k * 15 * MINUTE);
+    let runs = withBackfilled(EMPTY_RUN_STATE, T, T + HOUR, quarters(T));
+    runs = withBackfilled(runs, T + 2 * HOUR, T + 3 * HOUR, quarters(T + 2 * HOUR));
     expect(runs.backfilled).toEqual([[T, T + HOUR], [T + 2 * HOUR, T + 3 * HOUR]]);
-    runs = withBackfilled(runs, T + HOUR, T + 2 * HOUR, 4);
+    runs = withBackfilled(runs, T + HOUR, T + 2 * HOUR, quarters(T + HOUR));
     expect(runs.backfilled).toEqual([[T, T + 3 * HOUR]]);
     expect(runs.counts.backfilled).toBe(12);
+    // Recorded again (a racing call, or a retry): the instants are covered, nothing is counted twice.
+    expect(withBackfilled(runs, T, T + 3 * HOUR, [...quarters(T), ...quarters(T + HOUR)]).counts.backfilled).toBe(12);
     expect(notBackfilled(runs, [T - 1, T, T + 3 * HOUR - 1, T + 3 * HOUR])).toEqual([T - 1, T + 3 * HOUR]);
   });
 });

@@ -76,8 +76,13 @@ export function notBackfilled(state: RunState, instants: readonly number[]): num
   return instants.filter((t) => !state.backfilled.some(([from, to]) => t >= from && t < to));
 }
 
-/** `state` with `[from, to)` among its backfilled ranges, merged with those it touches; the oldest go past the bound. */
-export function withBackfilled(state: RunState, from: number, to: number, created: number): RunState {
+/**
+ * `state` with `[from, to)` among its backfilled ranges, merged with those it touches; the oldest go past the bound.
+ * The count grows by the range's `instants` no recorded range covered yet: a call that died after creating requests
+ * and before recording them is counted by its retry, and two calls racing over one range count it once between them.
+ */
+export function withBackfilled(state: RunState, from: number, to: number, instants: readonly number[]): RunState {
+  const added = notBackfilled(state, instants).length;
   let lo = from;
   let hi = to;
   const kept: Array<readonly [number, number]> = [];
@@ -90,7 +95,7 @@ export function withBackfilled(state: RunState, from: number, to: number, create
   }
   kept.push([lo, hi]);
   kept.sort((x, y) => x[0] - y[0]);
-  return { ...state, backfilled: kept.slice(-MAX_BACKFILLED_RANGES), counts: { ...state.counts, backfilled: state.counts.backfilled + created } };
+  return { ...state, backfilled: kept.slice(-MAX_BACKFILLED_RANGES), counts: { ...state.counts, backfilled: state.counts.backfilled + added } };
 }
 
 /** A stored state as written by any build: members it lacks read as empty. */
