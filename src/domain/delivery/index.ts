@@ -22,8 +22,10 @@ export {
 export {
   RESPONSE_BODY_EXCERPT_BYTES,
   bodyExcerpt,
+  bodyExcerptOf,
   bodyText,
   capturedResponse,
+  excerptBytes,
   isKeptResponseHeader,
   isWantedResponseHeader,
   keptResponseHeaders,

@@ -10,6 +10,7 @@ import type {
   RetryDecision,
   StoredRequest,
 } from '../../../domain/request.js';
+import { bodyText, excerptBytes } from '../../../domain/delivery/response.js';
 import { cancelAsRead, statusAsRead } from '../../../domain/request-lifecycle/index.js';
 import {
   callbackIdsColumn,
@@ -195,7 +196,8 @@ function responseFromRow(row: types.Row): CapturedResponse | null {
   const body = row['response_body'] as Buffer | null;
   return {
     headers: JSON.parse(headers) as HeaderEntry[],
-    body: body === null ? null : new Uint8Array(body),
+    // Kept as bytes (a blob column); the API's form is made on read, as before excerpts travelled as text.
+    body: body === null ? null : bodyText(body),
     bodyTruncated: row['response_body_truncated'] === true,
   };
 }
@@ -317,7 +319,7 @@ export function attemptValues(a: AttemptRecord): unknown[] {
     a.requestId, a.attemptNumber, a.status, a.responseStatusCode, a.errorMessage, a.durationMs, a.startedAt,
     a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
     a.response === null ? null : JSON.stringify(a.response.headers),
-    a.response?.body == null ? null : blob(a.response.body),
+    a.response?.body == null ? null : excerptBytes(a.response.body),
     a.response === null ? null : a.response.bodyTruncated,
   ];
 }
