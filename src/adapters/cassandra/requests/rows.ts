@@ -196,7 +196,7 @@ function responseFromRow(row: types.Row): CapturedResponse | null {
   const body = row['response_body'] as Buffer | null;
   return {
     headers: JSON.parse(headers) as HeaderEntry[],
-    // Kept as bytes (a blob column); the API's form is made on read, as before excerpts travelled as text.
+    // Stored as bytes (a blob column, compressed with the table), shown as the API shows bytes.
     body: body === null ? null : bodyText(body),
     bodyTruncated: row['response_body_truncated'] === true,
   };
