@@ -102,21 +102,12 @@ export interface AttemptRecord {
 export type FinalReason = 'receiver_stopped' | 'attempts_exhausted' | 'final_status';
 export const FINAL_REASONS: readonly FinalReason[] = ['receiver_stopped', 'attempts_exhausted', 'final_status'];
 
-/**
- * A body excerpt in the form the API answers it: the bytes' text when they are valid UTF-8, else their base64. A
- * string rather than bytes so that it crosses threads and reaches storage without an `ArrayBuffer` of its own.
- */
-export interface BodyExcerpt {
-  readonly text: string;
-  readonly encoding: 'utf8' | 'base64';
-}
-
 /** What an attempt kept of the answer it got (see `src/domain/delivery/response.ts`). */
 export interface CapturedResponse {
   /** The kept headers, names lower-cased, in the order received. */
   readonly headers: readonly HeaderEntry[];
   /** The body's first bytes; null when the project turned capture off. */
-  readonly body: BodyExcerpt | null;
+  readonly body: Uint8Array | null;
   /** True when the body went on past the excerpt. */
   readonly bodyTruncated: boolean;
 }

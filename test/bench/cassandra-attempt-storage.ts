@@ -20,7 +20,6 @@ import { migrate } from '../../src/adapters/cassandra/migrations.js';
 import { insertAttempt, insertListEntry, insertRequest, listEntryStatusCode } from '../../src/adapters/cassandra/requests/rows.js';
 import { CassandraSession, timestampValue } from '../../src/adapters/cassandra/session.js';
 import { ownerTimestamp } from '../../src/adapters/cassandra/ownership/owner-timestamps.js';
-import { bodyText } from '../../src/domain/delivery/response.js';
 import type { AttemptRecord, CapturedResponse, StoredRequest } from '../../src/domain/request.js';
 import { newRequestId } from '../../src/domain/ids.js';
 import { aRequest } from '../contract/suite/harness.js';
@@ -50,8 +49,8 @@ const VARIANTS: readonly Variant[] = [
   { name: 'no attempt (base)' },
   { name: 'attempt, no response (network error)', response: () => null },
   { name: 'attempt, response without a body', response: () => ({ headers, body: null, bodyTruncated: false }) },
-  { name: 'attempt, 2 KiB JSON excerpt', response: (i) => ({ headers, body: bodyText(jsonExcerpt(i)), bodyTruncated: true }) },
-  { name: 'attempt, 2 KiB random-byte excerpt', response: () => ({ headers, body: bodyText(randomBytes(EXCERPT)), bodyTruncated: true }) },
+  { name: 'attempt, 2 KiB JSON excerpt', response: (i) => ({ headers, body: jsonExcerpt(i), bodyTruncated: true }) },
+  { name: 'attempt, 2 KiB random-byte excerpt', response: () => ({ headers, body: new Uint8Array(randomBytes(EXCERPT)), bodyTruncated: true }) },
 ];
 
 function attemptOf(r: StoredRequest, response: CapturedResponse | null): AttemptRecord {

@@ -287,13 +287,6 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE schedules ADD COLUMN pause_reason TEXT;
   ALTER TABLE schedules ADD COLUMN runs TEXT;
   `,
-  `
-  -- The body excerpt as the API answers it (src/domain/delivery/response.ts): body_text, the bytes' text when
-  -- body_encoding is 'utf8', their base64 when 'base64'; body is then empty. Rows written before keep body_text
-  -- NULL and their bytes in body (src/adapters/embedded/excerpt-bytes.ts).
-  ALTER TABLE attempt_bodies ADD COLUMN body_text TEXT;
-  ALTER TABLE attempt_bodies ADD COLUMN body_encoding TEXT;
-  `,
 ];
 
 /**

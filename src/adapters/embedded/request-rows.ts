@@ -13,7 +13,7 @@ import {
 } from '../request-json-columns.js';
 import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
-import { NO_BYTES, excerptFromStorage } from './excerpt-bytes.js';
+import { excerptFromStorage } from './excerpt-bytes.js';
 
 // Rows cross the driver as positional values: binding by name and reading keyed row objects cost a property
 // lookup or creation per column for every row.
@@ -115,7 +115,7 @@ export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number,
   error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers,
   response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body, body_text, body_encoding) VALUES (?, ?, ?, ?, ?)';
+export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, ?, ?)';
 
 /** The attempt's row, and its body excerpt's row when it captured one (see `attempt_bodies` in migrations.ts). */
 export function insertAttempt(insert: Database.Statement, insertBody: () => Database.Statement, projectId: string, a: AttemptRecord): void {
@@ -126,13 +126,13 @@ export function insertAttempt(insert: Database.Statement, insertBody: () => Data
     r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0,
   );
   if (r?.body == null) return;
-  insertBody().run(a.requestId, a.attemptNumber, NO_BYTES, r.body.text, r.body.encoding);
+  insertBody().run(a.requestId, a.attemptNumber, r.body);
 }
 
 /** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
 export const ATTEMPT_SELECT_LIST =
   'a.request_id, a.attempt_number, a.status, a.response_status_code, a.error_message, a.duration_ms, a.started_at, a.completed_at, a.retry, ' +
-  'a.final_reason, a.response_headers, b.body, a.response_body_truncated, b.deflated, b.body_text, b.body_encoding';
+  'a.final_reason, a.response_headers, b.body, a.response_body_truncated, b.deflated';
 
 /** Where `ATTEMPT_SELECT_LIST` reads from: an attempt (`a`) and its body excerpt's row (`b`), when it has one. */
 export const ATTEMPT_SOURCE = 'attempts a LEFT JOIN attempt_bodies b ON b.request_id = a.request_id AND b.attempt_number = a.attempt_number';
@@ -141,7 +141,7 @@ type AttemptValues = [
   request_id: string, attempt_number: number, status: string, response_status_code: number | null,
   error_message: string | null, duration_ms: number, started_at: number, completed_at: number, retry: string | null,
   final_reason: string | null, response_headers: string | null, response_body: Uint8Array | null,
-  response_body_truncated: number | null, deflated: number | null, body_text: string | null, body_encoding: string | null,
+  response_body_truncated: number | null, deflated: number | null,
 ];
 
 export function attemptFromValues(v: unknown): AttemptRecord {
@@ -157,6 +157,6 @@ export function attemptFromValues(v: unknown): AttemptRecord {
     completedAt: row[7],
     retry: row[8] === null ? null : (JSON.parse(row[8]) as RetryDecision),
     finalReason: row[9] as FinalReason | null,
-    response: row[10] === null ? null : { headers: JSON.parse(row[10]) as HeaderEntry[], body: excerptFromStorage(row[14], row[15], row[11], row[13]), bodyTruncated: row[12] === 1 },
+    response: row[10] === null ? null : { headers: JSON.parse(row[10]) as HeaderEntry[], body: excerptFromStorage(row[11], row[13]), bodyTruncated: row[12] === 1 },
   };
 }

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { AttemptOutcome } from '../../domain/delivery/outcome.js';
-import { RESPONSE_BODY_EXCERPT_BYTES, bodyExcerptOf, isWantedResponseHeader } from '../../domain/delivery/response.js';
+import { isWantedResponseHeader } from '../../domain/delivery/response.js';
 import type { HeaderEntry } from '../../domain/request.js';
 import { outcomeOfError } from './outcome-of-error.js';
 
@@ -20,10 +20,9 @@ class AttemptHalted extends Error {
  *
  * The phase moves to `headers` once undici hands the request a connected socket (before that the attempt is
  * connecting, or waiting for a free connection, which from the destination's point of view is the same), and to
- * `body` with the status line. The response body is counted and dropped, but for its first `captureBytes` bytes
- * (the excerpt an attempt keeps), held as views of undici's chunks until the body ends and then turned into the
- * excerpt's string here, on the delivery thread: no bytes cross to another thread. Past `maxResponseBytes` the
- * exchange is aborted, which makes undici close the connection instead of reading on.
+ * `body` with the status line. The response body is counted and dropped, but for its first `captureBytes` bytes,
+ * copied on the way (the excerpt an attempt keeps): past `maxResponseBytes` the exchange is aborted, which makes
+ * undici close the connection instead of reading on.
  *
  * The first outcome wins: `halt` (deadline, shutdown) settles at once, even while undici still waits for a
  * connection, and aborts the exchange as soon as undici gives it a way to.
@@ -36,11 +35,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private retryAfter: string | null = null;
   private headers: HeaderEntry[] = [];
   private received = 0;
-  /**
-   * Views, not copies: a copy is an `ArrayBuffer` of its own for each chunk, outside V8's heap. A view keeps the
-   * socket's chunk alive only until the body ends (Node hands each read a buffer of its own, never reused).
-   */
-  private captured: Buffer[] = [];
+  /** Copies, never views: a view would keep undici's chunk alive and clone its whole buffer across threads. */
+  private captured: Uint8Array[] = [];
   private capturedBytes = 0;
 
   constructor(
@@ -78,12 +74,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    // Halted (deadline, shutdown): what undici still hands over until the abort takes is not read.
-    if (this.settled) return;
     this.received += chunk.length;
     if (this.capturedBytes < this.captureBytes) {
       const take = Math.min(chunk.length, this.captureBytes - this.capturedBytes);
-      this.captured.push(take === chunk.length ? chunk : chunk.subarray(0, take));
+      this.captured.push(Uint8Array.prototype.slice.call(chunk, 0, take));
       this.capturedBytes += take;
     }
     if (this.received > this.maxResponseBytes) this.halt(this.response());
@@ -109,9 +103,18 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private response(): AttemptOutcome {
     const base = { kind: 'response', status: this.status, retryAfter: this.retryAfter, headers: this.headers } as const;
     if (this.captureBytes === 0) return base;
-    const truncated = this.received > this.capturedBytes || this.capturedBytes > RESPONSE_BODY_EXCERPT_BYTES;
-    const start = this.captured.length === 1 ? this.captured[0]! : Buffer.concat(this.captured, this.capturedBytes);
-    return { ...base, body: bodyExcerptOf(start, truncated), bodyTruncated: truncated };
+    return { ...base, bodyStart: this.bodyStart(), bodyTruncated: this.received > this.capturedBytes };
+  }
+
+  private bodyStart(): Uint8Array {
+    if (this.captured.length === 1) return this.captured[0]!;
+    const start = new Uint8Array(this.capturedBytes);
+    let at = 0;
+    for (const piece of this.captured) {
+      start.set(piece, at);
+      at += piece.length;
+    }
+    return start;
   }
 
   private settle(outcome: AttemptOutcome): boolean {

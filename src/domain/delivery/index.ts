@@ -22,10 +22,8 @@ export {
 export {
   RESPONSE_BODY_EXCERPT_BYTES,
   bodyExcerpt,
-  bodyExcerptOf,
   bodyText,
   capturedResponse,
-  excerptBytes,
   isKeptResponseHeader,
   isWantedResponseHeader,
   keptResponseHeaders,

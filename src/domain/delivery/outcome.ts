@@ -1,4 +1,4 @@
-import type { BodyExcerpt, HeaderEntry } from '../request.js';
+import type { HeaderEntry } from '../request.js';
 
 /**
  * What one delivery attempt observed, before any decision about it. The transport produces it; the delivery
@@ -8,15 +8,14 @@ export type AttemptOutcome =
   /**
    * The destination answered with a status line; the body was read (bounded) and discarded but for its first bytes
    * when they were asked for. `headers` holds those the policy wants (`isWantedResponseHeader`), names lower-cased;
-   * `body` the excerpt of the body's first bytes (`bodyExcerptOf`), absent when capture was off; `bodyTruncated`
-   * whether more followed.
+   * `bodyStart` the body's first bytes, absent when capture was off; `bodyTruncated` whether more followed.
    */
   | {
       readonly kind: 'response';
       readonly status: number;
       readonly retryAfter: string | null;
       readonly headers?: readonly HeaderEntry[];
-      readonly body?: BodyExcerpt;
+      readonly bodyStart?: Uint8Array;
       readonly bodyTruncated?: boolean;
     }
   /** The attempt ran out of time: connecting, waiting for headers, reading the body, or overall. */

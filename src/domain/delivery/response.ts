@@ -8,18 +8,14 @@
  * Body excerpt: the first `RESPONSE_BODY_EXCERPT_BYTES` bytes, read on the way while the transport reads the body
  * (bounded) anyway, so capture costs no extra read. When the cut falls inside a multi-byte UTF-8 character, the
  * character's leading bytes are dropped (at most 3), so a text body stays text: `body_encoding` is `utf8` when the
- * kept bytes are valid UTF-8, else `base64` of exactly the kept bytes. That form is decided where the body is read
- * (`bodyExcerptOf`, on the delivery thread) and the excerpt travels and is stored as that string: a string is
- * copied with the message that carries it, where bytes would take an `ArrayBuffer` of their own at each of the
- * three threads they cross, and those allocations outside V8's heap bring its collections forward
- * (test/bench/README.md#response-capture).
+ * kept bytes are valid UTF-8, else `base64` of exactly the kept bytes.
  *
  * Stop signal: `Service-No-Retry: true`, or Standard Webhooks' `webhook-delivery: abort-message` (values compared
  * without case or surrounding spaces). It turns a retryable failure into a final one (`receiver_stopped`); a 2xx
  * with it is a success like any other, and a status that is final anyway stays `final_status`.
  */
 import { isUtf8 } from 'node:buffer';
-import type { BodyExcerpt, CapturedResponse, HeaderEntry } from '../request.js';
+import type { CapturedResponse, HeaderEntry } from '../request.js';
 import { toPrintable } from './retry-after.js';
 
 /** How much of a response body an attempt keeps: enough for an error message or a problem document. */
@@ -73,23 +69,10 @@ export function bodyExcerpt(start: Uint8Array, truncated: boolean): Uint8Array {
   return whole.length < bytes.length && isUtf8(whole) ? whole : bytes;
 }
 
-/** Bytes as the API shows them: text when they are valid UTF-8, else base64. */
-export function bodyText(body: Uint8Array): BodyExcerpt {
+/** The body as the API shows it: text when it is valid UTF-8, else base64. */
+export function bodyText(body: Uint8Array): { readonly text: string; readonly encoding: 'utf8' | 'base64' } {
   const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return isUtf8(buf) ? { text: buf.toString('utf8'), encoding: 'utf8' } : { text: buf.toString('base64'), encoding: 'base64' };
-}
-
-/**
- * The excerpt kept of a body whose first bytes are `start` (more than `RESPONSE_BODY_EXCERPT_BYTES` of them, or
- * `truncated`, when more followed), in the form the API shows it.
- */
-export function bodyExcerptOf(start: Uint8Array, truncated: boolean): BodyExcerpt {
-  return bodyText(bodyExcerpt(start, truncated || start.length > RESPONSE_BODY_EXCERPT_BYTES));
-}
-
-/** The bytes an excerpt stands for, for storage that keeps bytes. */
-export function excerptBytes(body: BodyExcerpt): Buffer {
-  return Buffer.from(body.text, body.encoding);
 }
 
 /** The bytes without a trailing UTF-8 sequence that its length byte says is incomplete. */
@@ -105,8 +88,9 @@ function withoutPartialCharacter(bytes: Uint8Array): Uint8Array {
 }
 
 /** What an attempt keeps of a response outcome (`AttemptOutcome` of kind `response`). */
-export function capturedResponse(o: { readonly headers?: readonly HeaderEntry[]; readonly body?: BodyExcerpt; readonly bodyTruncated?: boolean }): CapturedResponse {
+export function capturedResponse(o: { readonly headers?: readonly HeaderEntry[]; readonly bodyStart?: Uint8Array; readonly bodyTruncated?: boolean }): CapturedResponse {
   const headers = keptResponseHeaders(o.headers ?? []);
-  if (o.body === undefined) return { headers, body: null, bodyTruncated: false };
-  return { headers, body: o.body, bodyTruncated: o.bodyTruncated ?? false };
+  if (o.bodyStart === undefined) return { headers, body: null, bodyTruncated: false };
+  const truncated = (o.bodyTruncated ?? false) || o.bodyStart.length > RESPONSE_BODY_EXCERPT_BYTES;
+  return { headers, body: bodyExcerpt(o.bodyStart, truncated), bodyTruncated: truncated };
 }

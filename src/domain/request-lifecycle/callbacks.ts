@@ -9,6 +9,7 @@
  * that ending (repeated, or by an owner that lost the shard) lands on one callback. A callback has no callbacks of
  * its own, so a failed callback reports nothing.
  */
+import { bodyText } from '../delivery/response.js';
 import { callbackRequestId } from '../ids.js';
 import type { AttemptRecord, CapturedResponse, StoredRequest } from '../request.js';
 import { DEFAULT_QUEUE, DEFAULT_TIMEOUT_SECONDS } from '../validation/limits.js';
@@ -83,7 +84,7 @@ export function callbackFor(
 
 function reportedResponse(statusCode: number | null, response: CapturedResponse | null): ReportedResponse | null {
   if (statusCode === null || response === null) return null;
-  const body = response.body;
+  const body = response.body === null ? null : bodyText(response.body);
   // Repeated names read as one, joined as RFC 9110 reads them: as the API shows an attempt's response.
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = name in headers ? `${headers[name]}, ${value}` : value;

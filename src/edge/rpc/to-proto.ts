@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { BudgetKind as DomainKind, HoldReason as DomainReason } from '../../domain/flow/budgets.js';
+import { bodyText } from '../../domain/delivery/response.js';
 import type { CapturedResponse, RequestCallbacks, Acceptance as DomainAcceptance, AttemptRecord, FinalReason as DomainFinalReason, StoredRequest } from '../../domain/request.js';
 import { BudgetKind, HoldReason, WaitingForSchema, type WaitingFor } from '../../gen/ferry/v1/budgets_pb.js';
 import {
@@ -100,7 +101,7 @@ function responseToProto(r: CapturedResponse): AttemptResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of r.headers) headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
   if (r.body === null) return create(AttemptResponseSchema, { headers, bodyTruncated: r.bodyTruncated });
-  const { text, encoding } = r.body;
+  const { text, encoding } = bodyText(r.body);
   return create(AttemptResponseSchema, {
     headers,
     body: text,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { bodyText } from '../../../src/domain/delivery/response.js';
 import { PROJECT_A, T0, aRequest, anAttempt, awkwardBytes, claimOf, settled, type ReopenableStorage } from './harness.js';
 
 /** What a backend keeps across close and reopen, and how close treats writes in flight. */
@@ -14,7 +13,7 @@ export function describeDurabilityContract(makeStorage: () => Promise<Reopenable
       const answered = (n: number, body: Uint8Array | null) =>
         anAttempt(r.id, n, {
           finalReason: n === 3 ? 'receiver_stopped' : null,
-          response: { headers: [['content-type', 'text/plain'], ['x-ratelimit-remaining', '0'], ['x-ratelimit-remaining', '1']], body: body === null ? null : bodyText(body), bodyTruncated: n === 1 },
+          response: { headers: [['content-type', 'text/plain'], ['x-ratelimit-remaining', '0'], ['x-ratelimit-remaining', '1']], body, bodyTruncated: n === 1 },
         });
       const text = new TextEncoder().encode('{"data":[' + '{"id":"ord_1","status":"pending"},'.repeat(60)).subarray(0, 2048);
       const attempts = [

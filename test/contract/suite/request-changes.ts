@@ -54,7 +54,7 @@ export function describeRequestChangeContract(makeBackend: BackendFactory): void
         retry: null,
         requestStatus: 'failed',
         finalReason: 'final_status',
-        response: { headers: [['content-type', 'text/plain']], body: { text: 'gone', encoding: 'utf8' }, bodyTruncated: false },
+        response: { headers: [['content-type', 'text/plain']], body: new TextEncoder().encode('gone'), bodyTruncated: false },
       };
       const ending = settleAttempt(claim.request, 1, decision, { startedAt: T0 + 10, durationMs: 5, completedAt: T0 + 15 }, CONTRACT_SHARDS);
       const callback = ending.callback!;

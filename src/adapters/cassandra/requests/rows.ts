@@ -10,7 +10,6 @@ import type {
   RetryDecision,
   StoredRequest,
 } from '../../../domain/request.js';
-import { bodyText, excerptBytes } from '../../../domain/delivery/response.js';
 import { cancelAsRead, statusAsRead } from '../../../domain/request-lifecycle/index.js';
 import {
   callbackIdsColumn,
@@ -196,8 +195,7 @@ function responseFromRow(row: types.Row): CapturedResponse | null {
   const body = row['response_body'] as Buffer | null;
   return {
     headers: JSON.parse(headers) as HeaderEntry[],
-    // Stored as bytes (a blob column, compressed with the table), shown as the API shows bytes.
-    body: body === null ? null : bodyText(body),
+    body: body === null ? null : new Uint8Array(body),
     bodyTruncated: row['response_body_truncated'] === true,
   };
 }
@@ -319,7 +317,7 @@ export function attemptValues(a: AttemptRecord): unknown[] {
     a.requestId, a.attemptNumber, a.status, a.responseStatusCode, a.errorMessage, a.durationMs, a.startedAt,
     a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
     a.response === null ? null : JSON.stringify(a.response.headers),
-    a.response?.body == null ? null : excerptBytes(a.response.body),
+    a.response?.body == null ? null : blob(a.response.body),
     a.response === null ? null : a.response.bodyTruncated,
   ];
 }
