@@ -1,0 +1,156 @@
+import { Api, eventually } from './api-client.js';
+import { sharedSelfSignedCertificate } from './certs.js';
+import { TEST_SHARDS } from './deployment.js';
+import { startDestination } from './destination.js';
+import { createProject, newDataDir, startFerry, type FerryProcess } from './ferry-process.js';
+import type { Arrival, Fault } from './ledger.js';
+import { startLoad, type Load } from './ledger-load.js';
+import { Schedules, cron } from './schedule-client.js';
+import { watchShards, type ShardWatch } from './shard-watch.js';
+import { startProcessGate, type ProcessGate } from './stale-owner-gate.js';
+
+/** One delivering process of the rig, by the name the ledger gives its deliveries. */
+export interface RigProcess {
+  readonly name: string;
+  readonly ferry: FerryProcess;
+  readonly watch: ShardWatch;
+  readonly api: Api;
+  alive: boolean;
+}
+
+/**
+ * Two Ferry processes on one deployment, a recording HTTPS destination behind a gate that tells which process sent
+ * each attempt, a few schedules firing every minute, and the faults the test caused: what every failure case of
+ * test/cluster/ runs its load against and closes its ledger with.
+ */
+export interface FailureRig {
+  readonly dataDir: string;
+  readonly processes: RigProcess[];
+  readonly faults: Fault[];
+  /** The attempts that reached `path` so far (registered on first use). */
+  arrivalsAt(path: string): readonly Arrival[];
+  /** Attempts of the schedules' requests. */
+  readonly scheduleArrivals: readonly Arrival[];
+  readonly scheduleIds: readonly string[];
+  /** Starts the load on `path` through the live processes. */
+  load(path: string): Load;
+  /** An API of a live process (for reading back). */
+  api(): Api;
+  /** Samples of a shard claimed by two live processes at once, by their logs (two samples in a row, 200 ms apart). */
+  readonly ownershipOverlaps: Array<{ at: number; shard: number }>;
+  /** Resolves with the time, from `since`, at which the live processes together own every shard once. */
+  shardsSettled(since: number, deadlineMs?: number): Promise<number>;
+  /** Kills a process with SIGKILL; the load leaves it out from now on. */
+  kill(name: string): Promise<void>;
+  /** Starts another process in place of a killed one (its name gets a `'`). */
+  replace(name: string): Promise<RigProcess>;
+  close(): Promise<void>;
+}
+
+export async function startFailureRig(env: Record<string, string>, scheduleCount = 3): Promise<FailureRig> {
+  const dest = await startDestination({ record: false });
+  const pids: number[] = [];
+  const gate: ProcessGate = await startProcessGate(dest.port, sharedSelfSignedCertificate(), pids);
+  const dataDir = newDataDir();
+  const fullEnv = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, ...env };
+  const processes: RigProcess[] = [];
+  let apiKey = '';
+
+  const byPid = new Map<number, string>();
+  const routes = new Map<string, Arrival[]>();
+  const record = (path: string, list: Arrival[]): void => {
+    dest.on(path, ({ request, res }) => {
+      const pid = gate.ownerOf(res.socket?.remotePort);
+      list.push({
+        id: request.headers['service-request-id'] ?? '',
+        attempt: Number(request.headers['service-attempt'] ?? 0),
+        from: (pid !== undefined ? byPid.get(pid) : undefined) ?? 'unknown',
+        at: Date.now(),
+        scheduleId: request.headers['service-schedule-id'],
+      });
+      res.writeHead(200).end();
+    });
+  };
+  const arrivalsAt = (path: string): Arrival[] => {
+    let list = routes.get(path);
+    if (!list) {
+      list = [];
+      routes.set(path, list);
+      record(path, list);
+    }
+    return list;
+  };
+
+  const launch = async (name: string): Promise<RigProcess> => {
+    const ferry = await startFerry({ dataDir, env: fullEnv });
+    pids.push(ferry.child.pid!);
+    byPid.set(ferry.child.pid!, name);
+    const p: RigProcess = { name, ferry, watch: watchShards(ferry), api: new Api(ferry.baseUrl, apiKey), alive: true };
+    processes.push(p);
+    return p;
+  };
+  const live = (): RigProcess[] => processes.filter((p) => p.alive);
+
+  // Two samples in a row: a log line read a few milliseconds late is no overlap.
+  const ownershipOverlaps: Array<{ at: number; shard: number }> = [];
+  let suspect = new Set<number>();
+  const sampler = setInterval(() => {
+    const seen = new Map<number, number>();
+    for (const p of live()) for (const s of p.watch.owned()) seen.set(s, (seen.get(s) ?? 0) + 1);
+    const now = new Set([...seen].filter(([, n]) => n > 1).map(([s]) => s));
+    for (const s of now) if (suspect.has(s)) ownershipOverlaps.push({ at: Date.now(), shard: s });
+    suspect = now;
+  }, 200);
+
+  const close = async (): Promise<void> => {
+    clearInterval(sampler);
+    await Promise.all(live().map((p) => p.ferry.stop()));
+    await gate.close();
+    await dest.close();
+  };
+
+  try {
+    ({ apiKey } = await createProject(dataDir, { monthlyAllowance: 10_000_000 }));
+    await Promise.all([launch('A'), launch('B')]);
+    const rig: FailureRig = {
+      dataDir,
+      processes,
+      faults: [],
+      arrivalsAt,
+      scheduleArrivals: arrivalsAt('/ledger/schedules'),
+      scheduleIds: [],
+      load: (path) => {
+        arrivalsAt(path);
+        return startLoad(() => live().map((p) => p.api), `${gate.url}${path}`);
+      },
+      api: () => live()[0]!.api,
+      ownershipOverlaps,
+      async shardsSettled(since, deadlineMs = 90_000) {
+        return eventually(async () => {
+          const all = live().flatMap((p) => p.watch.owned());
+          if (all.length !== TEST_SHARDS || new Set(all).size !== TEST_SHARDS) return undefined;
+          return Math.max(since, ...live().flatMap((p) => p.watch.takenAt())) - since;
+        }, deadlineMs);
+      },
+      async kill(name) {
+        const p = processes.find((q) => q.name === name && q.alive)!;
+        p.alive = false;
+        await p.ferry.kill();
+      },
+      async replace(name) {
+        return launch(`${name}'`);
+      },
+      close,
+    };
+    await rig.shardsSettled(Date.now());
+    const schedules = new Schedules(rig.api());
+    for (let i = 0; i < scheduleCount; i++) {
+      const created = await schedules.created({ name: `ledger-${i}`, timing: cron('* * * * *'), request: { url: `${gate.url}/ledger/schedules` } });
+      (rig.scheduleIds as string[]).push(created.id);
+    }
+    return rig;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
