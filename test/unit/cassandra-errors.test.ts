@@ -29,6 +29,12 @@ describe('Cassandra driver errors', () => {
     expect(isUncertainConditionalWrite(toPortError(timeout, 'x'))).toBe(true);
   });
 
+  it('counts a statement the driver stopped waiting for (a frozen coordinator) as uncertain', () => {
+    const converted = toPortError(new errors.OperationTimedOutError('The host 127.0.0.1:29042 did not reply before timeout 12000 ms'), 'x');
+    expect(converted).toBeInstanceOf(StorageUnavailable);
+    expect(isUncertainConditionalWrite(converted)).toBe(true);
+  });
+
   it('lets a mistake in a statement through unchanged', () => {
     const syntax = new errors.ResponseError(types.responseErrorCodes.syntaxError, 'line 1: no viable alternative');
     expect(toPortError(syntax, 'x')).toBe(syntax);

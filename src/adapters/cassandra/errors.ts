@@ -41,13 +41,14 @@ export function toPortError(err: unknown, during: string): unknown {
 }
 
 /**
- * True when a conditional write may or may not have been applied: it timed out in its Paxos phase, or the
- * connection closed while it was under way. A serial read settles which (it completes any round still in progress).
+ * True when a conditional write may or may not have been applied: it timed out in its Paxos phase, the connection
+ * closed while it was under way, or the driver stopped waiting for the coordinator (a node that froze holds its
+ * connections open and answers nothing). A serial read settles which (it completes any round still in progress).
  */
 export function isUncertainConditionalWrite(err: unknown): boolean {
   if (!(err instanceof StorageUnavailable)) return false;
   const cause = err.cause;
-  if (isSocketError(cause)) return true;
+  if (isSocketError(cause) || cause instanceof errors.OperationTimedOutError) return true;
   return (
     cause instanceof errors.ResponseError &&
     cause.code === codes.writeTimeout &&

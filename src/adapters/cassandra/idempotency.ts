@@ -1,7 +1,8 @@
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { types } from 'cassandra-driver';
 import type { ClaimResult, IdempotencyClaim, IdempotencyRecord, IdempotencyStore } from '../../ports/idempotency.js';
-import { applied, millis, type CassandraSession } from './session.js';
+import { isUncertainConditionalWrite } from './errors.js';
+import { applied, CONSISTENCY, millis, type CassandraSession } from './session.js';
 
 /** Rounds of claim and replace for one key before giving up: each lost round means another claim took effect. */
 const MAX_CLAIM_ROUNDS = 8;
@@ -68,24 +69,40 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
   /** Claims one key: null when this call now holds it, otherwise the unexpired record holding it. */
   private async claimOne(c: IdempotencyClaim, now: number): Promise<IdempotencyRecord | null> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const inserted = await this.session.execute(
-        this.q.insert,
-        [c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, c.plan],
-        'claiming an idempotency key',
-      );
+      const inserted = await this.settled(c, this.q.insert, [c.projectId, c.key, c.fingerprint, c.claimedAt, c.expiresAt, c.plan], 'claiming an idempotency key');
+      if (inserted === 'landed') return null;
+      if (inserted === 'not landed') continue;
       if (applied(inserted)) return null;
       const seen = inserted.first();
       const holder = liveRecord(c.projectId, c.key, seen, now);
       if (holder !== null) return holder;
       // Only the expiry seen is compared: of the calls replacing the same expired record, one wins.
-      const replaced = await this.session.execute(
+      const replaced = await this.settled(
+        c,
         this.q.replaceExpired,
         [c.fingerprint, c.claimedAt, c.expiresAt, c.plan, c.projectId, c.key, seen?.get('expires_at') ?? null],
         'claiming an expired idempotency key',
       );
-      if (applied(replaced)) return null;
+      if (replaced === 'landed' || (replaced !== 'not landed' && applied(replaced))) return null;
     }
     throw new StorageUnavailable(`Idempotency key ${JSON.stringify(c.key)} changed hands too often to be claimed; retry.`);
+  }
+
+  /**
+   * Runs a conditional write of claim `c`. When its outcome is uncertain (the coordinator was lost or stopped
+   * answering mid-write), a serial read settles it instead of failing the call: the row holding exactly this claim
+   * (its fingerprint and claim time, no outcome) means the write landed; anything else, that it did not.
+   */
+  private async settled(c: IdempotencyClaim, query: string, params: unknown[], during: string): Promise<types.ResultSet | 'landed' | 'not landed'> {
+    try {
+      return await this.session.execute(query, params, during);
+    } catch (err) {
+      if (!isUncertainConditionalWrite(err)) throw err;
+      const rs = await this.session.execute(this.q.select, [c.projectId, c.key], `settling ${during}`, { idempotent: true, consistency: CONSISTENCY.serial });
+      const row = rs.first();
+      const ours = row !== null && row.get('fingerprint') === c.fingerprint && millis(row.get('claimed_at')) === c.claimedAt && row.get('outcome') == null;
+      return ours ? 'landed' : 'not landed';
+    }
   }
 
   /** Deletes claims this call made, each only while it is still exactly this call's unfinished claim. */

@@ -27,6 +27,9 @@ export const CONSISTENCY = {
   serial: types.consistencies.localSerial,
 } as const;
 
+/** Far above a healthy read's latency (a few ms; under 100 ms on a busy test machine), far below readTimeout. */
+const SPECULATIVE_DELAY_MS = 500;
+
 export interface Statement {
   readonly query: string;
   readonly params?: ArrayOrObject;
@@ -57,10 +60,22 @@ export class CassandraSession {
       ...(c.username !== undefined ? { authProvider: new auth.PlainTextAuthProvider(c.username, c.password ?? '') } : {}),
       ...(c.tls ? { sslOptions: c.tls.caFile ? { ca: [readFileSync(c.tls.caFile)] } : {} } : {}),
       queryOptions: { consistency: CONSISTENCY.write, serialConsistency: CONSISTENCY.serial, prepare: true },
-      socketOptions: { connectTimeout: 5_000, readTimeout: 12_000 },
+      // readTimeout stays above Cassandra's own timeouts (10 s for a range read), so a slow cluster reports its own
+      // error first. A connection on which 8 statements timed out is dropped (the driver's default waits for 64):
+      // a node that froze keeps its sockets open and answers nothing, and only a dropped connection lets the driver
+      // mark it down and send everything to the other replicas.
+      socketOptions: { connectTimeout: 5_000, readTimeout: 12_000, defunctReadTimeoutThreshold: 8 },
       pooling: { heartBeatInterval: 10_000 },
-      // After an outage the service must recover by itself within seconds, not the driver's default ten minutes.
-      policies: { reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 5_000, true) },
+      policies: {
+        // After an outage the service must recover by itself within seconds, not the driver's default ten minutes;
+        // a node that restarted is used again at the first successful attempt.
+        reconnection: new policies.reconnection.ExponentialReconnectionPolicy(500, 5_000, true),
+        // A statement marked idempotent (every read, plain writes) that has no answer after SPECULATIVE_DELAY_MS is
+        // sent to the next replica too, and the first answer wins: a frozen or overloaded node costs a read the
+        // delay, not the read timeout. Conditional writes are never sent twice; their uncertain outcomes are
+        // settled by a serial read where they are made (idempotency.ts, usage.ts, schedules/changes.ts).
+        speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(SPECULATIVE_DELAY_MS, 2),
+      },
     });
     try {
       await client.connect();

@@ -1,7 +1,9 @@
 import type { Clock } from '../../domain/clock.js';
 import { StorageUnavailable } from '../../ports/errors.js';
 import type { UsageStore } from '../../ports/usage.js';
-import { applied, millis, type CassandraSession } from './session.js';
+import type { types } from 'cassandra-driver';
+import { isUncertainConditionalWrite } from './errors.js';
+import { applied, CONSISTENCY, millis, type CassandraSession } from './session.js';
 import { PerKeyQueue } from './shared/per-key-queue.js';
 
 /** Conditional rounds lost to other processes before a change gives up with a retryable error. */
@@ -55,10 +57,21 @@ export class CassandraUsageStore implements UsageStore {
         if (used === null && !o.createMissing) return false;
         const target = next(used ?? 0);
         if (target === null) return false;
-        const rs =
-          used === null
-            ? await this.session.execute(this.q.insert, [projectId, period, target], 'reserving usage')
-            : await this.session.execute(this.q.update, [target, projectId, period, used], 'changing usage');
+        let rs: types.ResultSet;
+        try {
+          rs =
+            used === null
+              ? await this.session.execute(this.q.insert, [projectId, period, target], 'reserving usage')
+              : await this.session.execute(this.q.update, [target, projectId, period, used], 'changing usage');
+        } catch (err) {
+          // The coordinator was lost or stopped answering mid-write: a serial read settles whether it landed rather
+          // than failing the call. Usage at the target means it did (or another process moved it from the same value
+          // by the same count at that moment, then one change goes uncounted: a rare undercount, never a refusal).
+          if (!isUncertainConditionalWrite(err)) throw err;
+          used = await this.read(projectId, period, CONSISTENCY.serial);
+          if (used === target) return true;
+          continue;
+        }
         if (applied(rs)) return true;
         used = millis(rs.first()?.get('used'));
         await pause(this.clock, round);
@@ -67,8 +80,8 @@ export class CassandraUsageStore implements UsageStore {
     });
   }
 
-  private async read(projectId: string, period: string): Promise<number | null> {
-    const rs = await this.session.read(this.q.select, [projectId, period], 'reading usage');
+  private async read(projectId: string, period: string, consistency: number = CONSISTENCY.read): Promise<number | null> {
+    const rs = await this.session.execute(this.q.select, [projectId, period], 'reading usage', { idempotent: true, consistency });
     return millis(rs.first()?.get('used'));
   }
 }
