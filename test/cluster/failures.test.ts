@@ -69,6 +69,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     step(`${name}: load stopped`, load);
     const figures = await settle(load, () => rig.arrivalsAt(path), rig.api(), rig.faults);
     console.log(describeLedger(name, figures, { ...extra, ...(load.errors.length > 0 ? { 'first errors': load.errors } : {}) }));
+    if (rig.errorLines.length > 0) console.log(`errors logged so far:\n${rig.errorLines.join('\n')}`);
     expect(figures.lost).toEqual([]);
     expect(figures.notSucceeded).toEqual([]);
     expect(figures.duplicates.filter((d) => d.reason === null)).toEqual([]);

@@ -27,6 +27,8 @@ export interface FailureRig {
   readonly dataDir: string;
   readonly processes: RigProcess[];
   readonly faults: Fault[];
+  /** The first error lines the processes logged. */
+  readonly errorLines: readonly string[];
   /** The attempts that reached `path` so far (registered on first use). */
   arrivalsAt(path: string): readonly Arrival[];
   /** Attempts of the schedules' requests. */
@@ -54,6 +56,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   const dataDir = newDataDir();
   const fullEnv = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, ...env };
   const processes: RigProcess[] = [];
+  const errorLines: string[] = [];
   let apiKey = '';
 
   const byPid = new Map<number, string>();
@@ -85,6 +88,13 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
     const ferry = await startFerry({ dataDir, env: fullEnv });
     pids.push(ferry.child.pid!);
     byPid.set(ferry.child.pid!, name);
+    // Error lines, so a failed call in the ledger can be told apart (bounded: the first few per process).
+    let partial = '';
+    ferry.followOutput((text) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) if (/"level":"(error|fatal)"|"level":(50|60)/.test(line) && errorLines.length < 40) errorLines.push(`${name}: ${line.slice(0, 600)}`);
+    });
     const p: RigProcess = { name, ferry, watch: watchShards(ferry), api: new Api(ferry.baseUrl, apiKey), alive: true };
     processes.push(p);
     return p;
@@ -116,6 +126,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       dataDir,
       processes,
       faults: [],
+      errorLines,
       arrivalsAt,
       scheduleArrivals: arrivalsAt('/ledger/schedules'),
       scheduleIds: [],

@@ -123,13 +123,13 @@ export async function settle(load: Load, arrivals: () => readonly Arrival[], api
   };
 }
 
-/** The IDs among `ids` that do not read back `succeeded` within a minute (eight reads at a time). */
+/** The IDs among `ids` that do not read back `succeeded` within a minute (24 reads at a time). */
 export async function readBack(api: Api, ids: readonly string[]): Promise<string[]> {
   const pending = [...ids];
   const bad: string[] = [];
   const until = Date.now() + 60_000;
   await Promise.all(
-    Array.from({ length: 8 }, async () => {
+    Array.from({ length: 24 }, async () => {
       for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
         for (;;) {
           const res = await api.call<{ status: string }>('GET', `/requests/${id}`).catch(() => null);
