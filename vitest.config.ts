@@ -93,6 +93,9 @@ export default defineConfig({
         test: {
           name: 'api-cluster',
           include: ['test/cluster/**/*.test.ts'],
+          // One file at a time: each stops and starts nodes of the one cluster they share (`cluster up` in one file's
+          // set-up would start a node another file has just killed).
+          fileParallelism: false,
           env: { FERRY_TEST_BACKEND: 'cassandra' },
           setupFiles: ['test/support/drop-deployments.setup.ts'],
           testTimeout: 120_000,
