@@ -35,6 +35,10 @@ describe('Cassandra driver errors', () => {
     expect(isUncertainConditionalWrite(converted)).toBe(true);
   });
 
+  it('turns a host left without connections into StorageUnavailable, not an internal error', () => {
+    expect(toPortError(new Error('No connection available'), 'x')).toBeInstanceOf(StorageUnavailable);
+  });
+
   it('lets a mistake in a statement through unchanged', () => {
     const syntax = new errors.ResponseError(types.responseErrorCodes.syntaxError, 'line 1: no viable alternative');
     expect(toPortError(syntax, 'x')).toBe(syntax);

@@ -33,6 +33,10 @@ export function toPortError(err: unknown, during: string): unknown {
   ) {
     return new StorageUnavailable(`Cassandra could not complete ${during}: ${err.message}`, { cause: err });
   }
+  // A host whose pool lost its last connection (it went down under the statement): a plain Error from the driver.
+  if (err instanceof Error && err.message === 'No connection available') {
+    return new StorageUnavailable(`Cassandra had no connection for ${during}.`, { cause: err });
+  }
   // The driver reports use of a shut-down client this way.
   if (err instanceof Error && /shutdown|has been shut down/i.test(err.message)) {
     return new StorageUnavailable(`Cassandra connection closed during ${during}.`, { cause: err });

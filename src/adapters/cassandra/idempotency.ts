@@ -48,9 +48,20 @@ export class CassandraIdempotencyStore implements IdempotencyStore {
   }
 
   async completeAll(projectId: string, outcomes: ReadonlyArray<{ key: string; outcome: string }>): Promise<void> {
-    await Promise.all(
-      outcomes.map((o) => this.session.execute(this.q.complete, [o.outcome, projectId, o.key], 'storing an idempotency outcome')),
-    );
+    await Promise.all(outcomes.map((o) => this.complete(projectId, o.key, o.outcome)));
+  }
+
+  /** Stores one outcome; an uncertain write is settled by a serial read, and made once more if it did not land. */
+  private async complete(projectId: string, key: string, outcome: string): Promise<void> {
+    const during = 'storing an idempotency outcome';
+    try {
+      await this.session.execute(this.q.complete, [outcome, projectId, key], during);
+    } catch (err) {
+      if (!isUncertainConditionalWrite(err)) throw err;
+      const rs = await this.session.execute(this.q.select, [projectId, key], `settling ${during}`, { idempotent: true, consistency: CONSISTENCY.serial });
+      if (rs.first()?.get('outcome') === outcome) return;
+      await this.session.execute(this.q.complete, [outcome, projectId, key], during);
+    }
   }
 
   async releaseAll(projectId: string, keys: readonly string[]): Promise<void> {

@@ -186,7 +186,10 @@ export class CassandraRequestStore implements RequestStore {
     );
     const { statements, timers, days } = this.indexStatements(requests);
     statements.push(...requests.map((r) => insertRequest(this.session, r, inBatch(r) ? r.body : null)));
-    await this.session.batch(statements, 'storing requests', { logged: true });
+    // Safe to send again, as the singles' writes of the same statements are: a repeated (or late replayed) insert
+    // writes the same values at a clock timestamp, below every owner write (Shards, owners and fencing). So the
+    // driver retries it on another node when the batch log write timed out or the connection was lost.
+    await this.session.batch(statements, 'storing requests', { logged: true, idempotent: true });
     this.indexWritten(timers, days);
   }
 
