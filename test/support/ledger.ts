@@ -58,7 +58,8 @@ const FAULT_TAIL_MS = 15_000;
 function explain(arrivals: readonly Arrival[], faults: readonly Fault[]): string | null {
   const [first, second] = arrivals;
   if (!first || !second) return null;
-  const fault = faults.find((f) => first.at >= f.from - 1_000 && first.at <= f.to + FAULT_TAIL_MS);
+  // The latest fault whose window holds the first arrival: the one just before it, not an older one's tail.
+  const fault = faults.findLast((f) => first.at >= f.from - 1_000 && first.at <= f.to + FAULT_TAIL_MS);
   if (!fault) return null;
   const again = second.attempt === first.attempt ? 'attempt sent again' : `attempt ${second.attempt} after ${first.attempt}`;
   const by = second.from === first.from ? `by ${first.from}` : `by ${second.from} after ${first.from}`;
