@@ -54,8 +54,11 @@ export class CassandraSession {
 
   /** Connects without a keyspace: `ferry migrate` may still have to create it. */
   static async connect(c: CassandraConnection): Promise<CassandraSession> {
+    const port = sharedPort(c.contactPoints);
     const client = new Client({
       contactPoints: [...c.contactPoints],
+      // The driver reaches the nodes it discovers (system.peers) on this port, not on the contact points' own.
+      ...(port !== undefined ? { protocolOptions: { port } } : {}),
       localDataCenter: c.localDataCenter,
       ...(c.username !== undefined ? { authProvider: new auth.PlainTextAuthProvider(c.username, c.password ?? '') } : {}),
       ...(c.tls ? { sslOptions: c.tls.caFile ? { ca: [readFileSync(c.tls.caFile)] } : {} } : {}),
@@ -169,4 +172,16 @@ export function blob(bytes: Uint8Array): Buffer {
 /** The driver returns Buffers over its receive buffers; callers get plain Uint8Arrays of their own, as from any other backend. */
 export function plainBytes(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(bytes);
+}
+
+/**
+ * The port every contact point names, when they all name the same one. The driver connects to the nodes it learns
+ * of from the cluster on `protocolOptions.port` (9042 unless set): a cluster listening elsewhere would otherwise
+ * show its other nodes at a port nothing answers, and lose them from every query plan.
+ */
+export function sharedPort(contactPoints: readonly string[]): number | undefined {
+  const ports = new Set(contactPoints.map((point) => /^(?:\[[^\]]+\]|[^:]+):(\d+)$/.exec(point.trim())?.[1]));
+  if (ports.size !== 1) return undefined;
+  const [only] = ports;
+  return only === undefined ? undefined : Number(only);
 }
