@@ -24,7 +24,10 @@ export interface FixedLoadOptions {
 
 export interface FixedLoadResult {
   readonly offered: number;
+  /** Deliveries a second, from the first measured request sent to the last one arrived. */
   readonly delivered: number;
+  /** Measured requests that arrived. */
+  readonly deliveries: number;
   readonly lost: number;
   readonly duplicates: number;
   readonly refused: number;
@@ -63,12 +66,16 @@ export async function fixedLoad(cluster: Cluster, dest: Destination, storageMete
   let duplicates = 0;
   let refused = 0;
   let measuredArrivals = 0;
+  let lastArrival = 0;
   dest.on('/fixed', ({ request, res }: Exchange) => {
     const i = Number(/[?&]i=(\d+)/.exec(request.path)?.[1]);
     const at = Number(/[?&]at=(\d+)/.exec(request.path)?.[1]);
     if (Number.isNaN(late[i]!)) {
       late[i] = request.receivedAt - at;
-      if (i >= leadIn) measuredArrivals++;
+      if (i >= leadIn) {
+        measuredArrivals++;
+        lastArrival = request.receivedAt;
+      }
     } else duplicates++;
     res.writeHead(200).end();
   });
@@ -77,6 +84,7 @@ export async function fixedLoad(cluster: Cluster, dest: Destination, storageMete
   let meter: { stop(): CpuUse } | null = null;
   let threads: Array<{ stop(): ReturnType<ReturnType<typeof threadMeter>['stop']> }> = [];
   let storage: { stop(calls?: number): Promise<string> } | null = null;
+  let measuredFrom = 0;
   const keyspace = backendEnv(cluster.dataDir).FERRY_CASSANDRA_KEYSPACE!;
   // Paced by the clock, not by answers: the offered rate holds whatever the latency.
   for (let i = 0; i < count; i++) {
@@ -84,6 +92,7 @@ export async function fixedLoad(cluster: Cluster, dest: Destination, storageMete
     const wait = sendAt - Date.now();
     if (wait > 0) await sleep(wait);
     if (i === leadIn) {
+      measuredFrom = Date.now();
       storage = await storageMeter.start(keyspace);
       meter = meterCluster(cluster);
       threads = cluster.processes.map((p) => threadMeter(p.ferry.child.pid));
@@ -110,7 +119,8 @@ export async function fixedLoad(cluster: Cluster, dest: Destination, storageMete
   const sorted = sortedFinite(late.subarray(leadIn));
   return {
     offered: expected / o.seconds,
-    delivered: delivered / cpu.seconds,
+    delivered: (delivered * 1000) / Math.max(1, lastArrival - measuredFrom),
+    deliveries: delivered,
     lost: expected - refused - delivered,
     duplicates,
     refused,

@@ -399,7 +399,7 @@ function run(n: number): Promise<RunResult> {
       const problems = await problemsSince(cluster);
       const f = (result.fixedLoad = await fixedLoad(cluster, dest, storageMeter, fixed));
       const p = await problems();
-      const per = cpuPerDelivery(f.cpu, f.delivered * f.cpu.seconds);
+      const per = cpuPerDelivery(f.cpu, f.deliveries);
       console.log(
         `  fixed load (${fixed.rate}/s offered, each due ${fixed.dueAfterMs} ms after it was sent, ${seconds} s measured): ` +
           `${round(f.delivered)} delivered/s, lost ${f.lost}, refused ${f.refused}, duplicates ${f.duplicates}; lateness p50 ${f.p50} ms, ` +
@@ -478,7 +478,7 @@ if (phases.has('fixed-load') || phases.has('idle')) {
     ['processes', 'offered/s', 'delivered/s', 'ferry ms CPU per delivery (all processes)', 'cassandra ms', 'kafka ms', 'lateness p50 ms', 'p99 ms', 'others cores', 'idle CPU per process (cores)', 'idle cassandra cores'],
     results.map((r) => {
       const f = r.fixedLoad;
-      const per = f === undefined ? undefined : cpuPerDelivery(f.cpu, f.delivered * f.cpu.seconds);
+      const per = f === undefined ? undefined : cpuPerDelivery(f.cpu, f.deliveries);
       const idleEach = r.idle === undefined ? '–' : r.idle.cpu.cores.filter(([name]) => name.startsWith('ferry#')).map(([, c]) => c.toFixed(3)).join(' / ');
       return [
         r.processes, f === undefined ? '–' : round(f.offered), f === undefined ? '–' : round(f.delivered), per?.ferry ?? '–', per?.cassandra ?? '–', per?.kafka ?? '–',
