@@ -15,6 +15,8 @@
  *     [--processes 1,2,3] [--phases lateness,deliver,accept,accept-live] [--requests 20000] \
  *     [--due-per-second 1000] [--due-seconds 10] [--lead-ms <measured>] [--seconds 10] [--connections 64] \
  *     [--per-host 256] [--verify all|sample] [--warm-up-seconds 20] [--warm-up-rounds 3]
+ *     [--phases idle,fixed-load --rate 400 --seconds 60 --lead-in-seconds 15 --due-after-ms 1000 --idle-seconds 60]
+ *  - fixed-load and idle: see `distributed-fixed-load.ts`.
  *
  * Cassandra's figures on this machine move several-fold with how warm its JVM is: on a freshly started node the
  * first accept phase cost it about five times the CPU per request of the sixth. So the bare-client load runs
@@ -45,6 +47,7 @@ import {
   type Cluster,
 } from './distributed-cluster.js';
 import { coresOf, formatCpu, formatCpuPer, type CpuUse } from './cpu-meter.js';
+import { cpuPerDelivery, fixedLoad, idle, othersCores, type FixedLoadResult, type IdleResult } from './distributed-fixed-load.js';
 
 const args = parseArgs();
 const processCounts = (args.get('processes') ?? '1,2,3').split(',').map(Number);
@@ -60,6 +63,13 @@ const perHost = args.get('per-host') ?? '256';
 const verify = args.get('verify') ?? 'all';
 const warmUpSeconds = Number(args.get('warm-up-seconds') ?? 20);
 const warmUpRounds = Number(args.get('warm-up-rounds') ?? 3);
+const fixed = {
+  rate: Number(args.get('rate') ?? 400),
+  seconds,
+  leadInSeconds: Number(args.get('lead-in-seconds') ?? 15),
+  dueAfterMs: Number(args.get('due-after-ms') ?? 1000),
+};
+const idleSeconds = Number(args.get('idle-seconds') ?? 60);
 
 interface PhaseProblems {
   /** Reads and writes per table, from Cassandra's metrics. */
@@ -116,6 +126,8 @@ interface RunResult {
   deliver?: DeliverResult;
   accept?: AcceptResult;
   acceptLive?: AcceptResult;
+  idle?: IdleResult;
+  fixedLoad?: FixedLoadResult;
 }
 
 /**
@@ -377,6 +389,27 @@ function run(n: number): Promise<RunResult> {
     const owned = cluster.processes.map((p) => `[${p.log.owned.join(',')}]`).join(' ');
     console.log(`\n${n} process(es): shards covered ${coverageMs} ms after start: ${owned}`);
     const result: RunResult = { processes: n, coverageMs };
+    if (phases.has('idle')) {
+      const u = (result.idle = await idle(cluster, storageMeter, idleSeconds));
+      console.log(`  idle ${idleSeconds} s: cpu ${formatCpu(u.cpu)}; others ${othersCores(u.cpu).toFixed(2)} cores`);
+      console.log(`    threads: ${u.threads}`);
+      console.log(`    storage: ${u.storage}`);
+    }
+    if (phases.has('fixed-load')) {
+      const problems = await problemsSince(cluster);
+      const f = (result.fixedLoad = await fixedLoad(cluster, dest, storageMeter, fixed));
+      const p = await problems();
+      const per = cpuPerDelivery(f.cpu, f.deliveries);
+      console.log(
+        `  fixed load (${fixed.rate}/s offered, each due ${fixed.dueAfterMs} ms after it was sent, ${seconds} s measured): ` +
+          `${round(f.delivered)} delivered/s, lost ${f.lost}, refused ${f.refused}, duplicates ${f.duplicates}; lateness p50 ${f.p50} ms, ` +
+          `p99 ${f.p99} ms, max ${f.max} ms, early ${f.early}${problemNote(p)}`,
+      );
+      console.log(`    cpu: ${formatCpu(f.cpu)}; others ${othersCores(f.cpu).toFixed(2)} cores`);
+      console.log(`    cpu ms per delivery: ferry ${per.ferry}, cassandra ${per.cassandra}, kafka ${per.kafka}`);
+      console.log(`    threads: ${f.threads}`);
+      console.log(`    storage: ${f.storage}`);
+    }
     if (phases.has('lateness')) {
       const l = (result.lateness = await lateness(cluster, dest));
       console.log(
@@ -439,6 +472,21 @@ const serviceMsPer = (u: CpuUse, units: number) =>
 const cpuCells = (u: CpuUse | undefined) =>
   u === undefined ? ['–', '–', '–', '–'] : [coresOf(u, 'cassandra').toFixed(2), coresOf(u, 'kafka').toFixed(2), ferryCores(u).toFixed(2), coresOf(u, 'bench').toFixed(2)];
 
+if (phases.has('fixed-load') || phases.has('idle')) {
+  printTable(
+    `Fixed load: ${fixed.rate}/s offered for ${seconds} s (POST /requests round robin, each due ${fixed.dueAfterMs} ms after sending); idle: ${idleSeconds} s with no requests`,
+    ['processes', 'offered/s', 'delivered/s', 'ferry ms CPU per delivery (all processes)', 'cassandra ms', 'kafka ms', 'lateness p50 ms', 'p99 ms', 'others cores', 'idle CPU per process (cores)', 'idle cassandra cores'],
+    results.map((r) => {
+      const f = r.fixedLoad;
+      const per = f === undefined ? undefined : cpuPerDelivery(f.cpu, f.deliveries);
+      const idleEach = r.idle === undefined ? '–' : r.idle.cpu.cores.filter(([name]) => name.startsWith('ferry#')).map(([, c]) => c.toFixed(3)).join(' / ');
+      return [
+        r.processes, f === undefined ? '–' : round(f.offered), f === undefined ? '–' : round(f.delivered), per?.ferry ?? '–', per?.cassandra ?? '–', per?.kafka ?? '–',
+        f?.p50 ?? '–', f?.p99 ?? '–', f === undefined ? '–' : othersCores(f.cpu).toFixed(2), idleEach, r.idle === undefined ? '–' : coresOf(r.idle.cpu, 'cassandra').toFixed(3),
+      ];
+    }),
+  );
+}
 if (phases.has('accept') || phases.has('accept-live')) {
   const rows = results.flatMap((r) =>
     (

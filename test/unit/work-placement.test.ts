@@ -161,13 +161,22 @@ describe('distributed placement', () => {
     ]);
     expect(engine.wakes).toBe(wakesBefore + 1);
     expect(clock.timers).toBe(0);
+
+    // Work in shards owned elsewhere is their owners' news: this engine is neither woken nor armed for it.
+    placement.accepted([notOwned(T0), notOwned(T0 + 500)]);
+    expect(engine.wakes).toBe(wakesBefore + 1);
+    expect(clock.timers).toBe(0);
+    placement.accepted([notOwned(T0), owned]);
+    expect(engine.wakes).toBe(wakesBefore + 2);
   });
 
   it('stops ownership, the notifier and every wake-up timer', async () => {
     const { clock, placement, o, notifier } = open();
     await placement.startDelivery(worker());
     placement.join(worker(), POLL_MS).stored([T0 + 10]);
-    placement.accepted([aRequest({ createdAt: T0, dueAt: T0 + 20 })]);
+    const r = aRequest({ createdAt: T0, dueAt: T0 + 20 });
+    await o.gain([shardOf(r.id, SHARDS)]);
+    placement.accepted([r]);
     expect(clock.timers).toBe(2);
     await placement.stop();
     expect(clock.timers).toBe(0);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { skipIdleRequestQueueChecks } from './request-queue-fix.js';
 
 /** How to reach a Kafka cluster; every field comes from the service configuration. */
 export interface KafkaConnection {
@@ -14,6 +15,7 @@ export type KafkaLog = (level: 'info' | 'warn' | 'error', message: string, field
 
 /** A client whose own log lines (warnings and errors only) go to the service log. */
 export function createKafka(c: KafkaConnection, log: KafkaLog): Kafka {
+  skipIdleRequestQueueChecks();
   return new Kafka({
     clientId: c.clientId,
     brokers: [...c.brokers],

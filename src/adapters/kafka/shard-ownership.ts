@@ -6,6 +6,11 @@ import type { ShardFence, ShardListener, ShardOwnership, WorkNotice } from '../.
 import type { KafkaLog } from './client.js';
 import { decodeNotice } from './notice-codec.js';
 
+/** Longest wait of a fetch that finds no notice (see the consumer's `maxWaitTimeInMs`). */
+const FETCH_WAIT_MS = 500;
+/** Offsets of handed-on notices are committed at most this often. */
+const COMMIT_EVERY_MS = 1_000;
+
 export interface KafkaShardOwnershipOptions {
   readonly topic: string;
   readonly groupId: string;
@@ -60,12 +65,16 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     private readonly log: KafkaLog,
   ) {
     this.clock = o.clock ?? systemClock;
+    const heartbeatInterval = Math.max(100, Math.floor(o.sessionTimeoutMs / 10));
     this.consumer = kafka.consumer({
       groupId: o.groupId,
       sessionTimeout: o.sessionTimeoutMs,
       rebalanceTimeout: Math.max(o.sessionTimeoutMs, 10_000),
-      heartbeatInterval: Math.max(100, Math.floor(o.sessionTimeoutMs / 10)),
-      maxWaitTimeInMs: 100,
+      heartbeatInterval,
+      // How long the broker holds a fetch that finds no notice. A notice ends the wait at once, so this sets only
+      // how often an idle member asks (each ask costs it and the broker), and how late its heartbeat may go out,
+      // which kafkajs sends between fetches: a rebalance is noticed within a heartbeat interval and this.
+      maxWaitTimeInMs: Math.min(heartbeatInterval, FETCH_WAIT_MS),
       allowAutoTopicCreation: false,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 5_000 },
     });
@@ -93,23 +102,35 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.o.topic, fromBeginning: false });
     await this.consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1_000,
-      eachBatch: async ({ batch }) => {
-        if (!this.current.has(batch.partition)) return;
-        const notices: WorkNotice[] = [];
-        const cancels: string[] = [];
-        for (const m of batch.messages) {
-          const n = decodeNotice(batch.partition, m.key, m.value);
-          if (n?.kind === 'work') notices.push(n);
-          else if (n?.kind === 'cancel') cancels.push(n.requestId);
+      // kafkajs's own auto-commit sends an offset commit after every batch: under a steady stream of notices that
+      // is a round trip per fetch, paid by every process that owns shards. Offsets are committed at most every
+      // `COMMIT_EVERY_MS` instead; a new owner may then see again up to that much of the notices, hints it checks.
+      autoCommit: false,
+      autoCommitInterval: COMMIT_EVERY_MS,
+      eachBatch: async ({ batch, resolveOffset, commitOffsetsIfNecessary }) => {
+        try {
+          if (this.current.has(batch.partition)) this.handOn(batch.partition, batch.messages);
+        } finally {
+          resolveOffset(batch.lastOffset());
+          await commitOffsetsIfNecessary();
         }
-        // Cancels first: a request they name must not be delivered from memory by the wake-up that follows.
-        if (cancels.length > 0) this.listener?.onCancelsAsked(cancels);
-        if (notices.length > 0) this.listener?.onWork(notices);
       },
     });
     this.verifier = setInterval(() => void this.verify(), this.o.verifyEveryMs);
+  }
+
+  /** The notices of an owned shard's batch, to the listener. */
+  private handOn(partition: number, messages: ReadonlyArray<{ key: Buffer | null; value: Buffer | null }>): void {
+    const notices: WorkNotice[] = [];
+    const cancels: string[] = [];
+    for (const m of messages) {
+      const n = decodeNotice(partition, m.key, m.value);
+      if (n?.kind === 'work') notices.push(n);
+      else if (n?.kind === 'cancel') cancels.push(n.requestId);
+    }
+    // Cancels first: a request they name must not be delivered from memory by the wake-up that follows.
+    if (cancels.length > 0) this.listener?.onCancelsAsked(cancels);
+    if (notices.length > 0) this.listener?.onWork(notices);
   }
 
   async stop(): Promise<void> {

@@ -68,16 +68,19 @@ export function distributedPlacement(p: DistributedPlacementParts): WorkPlacemen
       // Notices are hints: they wake the owner for work due before its next look at storage (see `DueWakeups`) and
       // carry the request for it to keep in memory; work due later than that is found by the owner's scans, and
       // work in a shard this process owns needs no round trip through the notifier. The timers hold it either way.
+      const owned = new Set(ownership?.owned() ?? []);
       if (notifier !== null) {
         const noticeBy = clock.now() + Math.max(p.pollMs, CARRY_AHEAD_MS);
-        const owned = new Set(ownership?.owned() ?? []);
         const notices = stored.flatMap((r) => {
           const shard = shardOf(r.id, p.shardCount);
           return r.dueAt === null || r.dueAt > noticeBy || owned.has(shard) ? [] : [{ requestId: r.id, shard, dueAt: r.dueAt, request: r }];
         });
         if (notices.length > 0) notifier.notify(notices);
       }
-      delivery?.stored(stored.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
+      // The engine looks only at the shards this process owns: work stored in others is news for their owners, and
+      // waking it for that would make it read its own shards' timers for nothing, once per process added.
+      const mine = stored.filter((r) => owned.has(shardOf(r.id, p.shardCount)));
+      if (mine.length > 0) delivery?.stored(mine.flatMap((r) => (r.dueAt === null ? [] : [r.dueAt])));
     },
     async stop() {
       for (const j of joined) j.stop();
