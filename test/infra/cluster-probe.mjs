@@ -18,7 +18,7 @@
 // Plain JavaScript (no tsx) so it starts in tens of milliseconds.
 // Exit codes: 0 ready, 1 timed out, 2 a process gone, 64 bad usage.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { alive } from './process-alive.mjs';
 
 const PROBE_KEYSPACE = 'ferry_cluster_probe';
 const PROBE_TOPIC = 'ferry.cluster.probe';
@@ -35,16 +35,6 @@ const { default: kafkajs } = await import('kafkajs');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const messageOf = (error) => (error instanceof Error ? error.message : String(error));
-
-function alive(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') return true;
-    return readdirSync(`/proc/${pid}/task`).length > 1;
-  } catch {
-    return false;
-  }
-}
 
 /** A client whose every query goes to `address` as the coordinator. */
 function cassandraClient(address, dataCenter) {

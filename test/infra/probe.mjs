@@ -15,7 +15,7 @@
 // Plain JavaScript (no tsx) so it starts in tens of milliseconds.
 // Exit codes: 0 ready, 1 timed out, 2 process gone, 64 bad usage.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { alive } from './process-alive.mjs';
 import net from 'node:net';
 
 const [service, address, pidArg, timeoutArg] = process.argv.slice(2);
@@ -30,19 +30,6 @@ const deadline = Date.now() + Number(timeoutArg) * 1000;
 let lastError = 'no attempt yet';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// kill(pid, 0) also succeeds for a zombie, which a JVM that died under a parent
-// that does not reap it would be; /proc tells the two apart. (A zombie main
-// thread with other threads still exiting is a JVM that is going away.)
-function alive() {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') return true;
-    return readdirSync(`/proc/${pid}/task`).length > 1;
-  } catch {
-    return false;
-  }
-}
 
 // Cheap check first, so the client libraries are not set up (and do not log)
 // while nothing listens yet.
@@ -100,7 +87,7 @@ async function askKafka() {
 const ask = service === 'cassandra' ? askCassandra : askKafka;
 
 while (Date.now() < deadline) {
-  if (!alive()) {
+  if (!alive(pid)) {
     console.error(`${service}: process ${pid} is gone (last probe error: ${lastError})`);
     process.exit(2);
   }
