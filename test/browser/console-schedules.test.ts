@@ -387,7 +387,10 @@ describe('the runs of a schedule that fires', () => {
     // The list of every request of this schedule, filtered by the API (schedule_id), holds the same run.
     await runs.getByRole('link', { name: 'Every request of this schedule' }).click();
     await expect.poll(() => page.url()).toContain(`schedule_id=${s.id}`);
-    await page.getByRole('link', { name: requestId }).click();
+    // The address changes before the list replaces the schedule's page, which links the same run twice (its run
+    // history and its recent runs): the click waits for the list's table.
+    await page.getByRole('heading', { level: 1, name: 'Requests' }).waitFor();
+    await page.locator('table.requests').getByRole('link', { name: requestId }).click();
     await expect.poll(() => page.url()).toContain(`#/requests/${requestId}`);
 
     // The list, with schedules of every kind beside the one that fired: its last run and outcome show there too.
