@@ -8,7 +8,7 @@ import { createKafka } from '../adapters/kafka/client.js';
 import { KafkaReadiness } from '../adapters/kafka/readiness.js';
 import { KafkaShardOwnership } from '../adapters/kafka/shard-ownership.js';
 import { assertWorkTopic, ensureWorkTopic } from '../adapters/kafka/topic.js';
-import { KafkaWorkNotifier } from '../adapters/kafka/work-notifier.js';
+import { KafkaWorkNotifier, NOTICE_LINGER_MS } from '../adapters/kafka/work-notifier.js';
 import type { Config, DistributedConfig } from '../config/config.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import type { ReadinessCheck } from '../edge/health/readiness.js';
@@ -109,6 +109,6 @@ async function kafkaParts(
         kafkaLog,
       )
     : null;
-  const notifier = config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog) : null;
+  const notifier = config.roles.api ? new KafkaWorkNotifier(kafka, d.kafka.topic, kafkaLog, { ms: NOTICE_LINGER_MS, clock }) : null;
   return { ownership, notifier };
 }
