@@ -4,7 +4,7 @@ import { Api, eventually } from '../support/api-client.js';
 import type { BudgetObject } from '../support/budget-client.js';
 import { TEST_BACKEND } from '../support/deployment.js';
 import { replies, startDestination, type Destination, type Exchange } from '../support/destination.js';
-import { createProject, newDataDir, startFerry, type FerryProcess } from '../support/ferry-process.js';
+import { createProject, startFerry, type FerryProcess } from '../support/ferry-process.js';
 import { sampleOf } from '../support/metrics.js';
 import { busiestWindow } from '../support/arrivals.js';
 
@@ -215,10 +215,10 @@ describe.runIf(TEST_BACKEND === 'cassandra')('flow control over two processes', 
 
   beforeAll(async () => {
     dest = await startDestination();
-    // Both at once, on one deployment: its storage is prepared once, for whichever asks first.
-    const dataDir = newDataDir();
-    ferries = await Promise.all([0, 1].map(() => startFerry({ dataDir, env: { ...ENV, FERRY_DELIVERY_CA_FILE: dest.certFile } })));
-    const { apiKey } = await createProject(dataDir);
+    const first = await startFerry({ env: { ...ENV, FERRY_DELIVERY_CA_FILE: dest.certFile } });
+    const second = await startFerry({ dataDir: first.dataDir, env: { ...ENV, FERRY_DELIVERY_CA_FILE: dest.certFile } });
+    ferries = [first, second];
+    const { apiKey } = await createProject(first.dataDir);
     apis = ferries.map((f) => new Api(f.baseUrl, apiKey));
   });
   afterAll(async () => {
