@@ -3,9 +3,8 @@ import { Api, eventually } from '../support/api-client.js';
 import { replies, startDestination, type Destination } from '../support/destination.js';
 import { createProject, newDataDir, startFerry } from '../support/ferry-process.js';
 
-// Attempts run on the main thread (the default) and on a delivery thread: both must keep every promise here. The two
-// have a destination and deployments of their own, so they run side by side (each its tests one at a time).
-describe.concurrent.each(['0', '1'])('delivery across crashes and shutdowns (FERRY_DELIVERY_THREADS=%s)', (threads) => {
+// Attempts run on the main thread (the default) and on a delivery thread: both must keep every promise here.
+describe.each(['0', '1'])('delivery across crashes and shutdowns (FERRY_DELIVERY_THREADS=%s)', (threads) => {
   let dest: Destination;
   beforeAll(async () => {
     dest = await startDestination();
@@ -21,7 +20,7 @@ describe.concurrent.each(['0', '1'])('delivery across crashes and shutdowns (FER
     FERRY_DELIVERY_THREADS: threads,
   });
 
-  it.sequential('delivers every accepted request after kill -9 at a random moment, and leaves none stuck', async () => {
+  it('delivers every accepted request after kill -9 at a random moment, and leaves none stuck', async () => {
     dest.on('/crash', replies.delayedHeaders(20, 200));
     const dataDir = newDataDir();
     const first = await startFerry({ dataDir, env: env() });
@@ -62,7 +61,7 @@ describe.concurrent.each(['0', '1'])('delivery across crashes and shutdowns (FER
     }
   });
 
-  it.sequential('drains on SIGTERM: an attempt in flight finishes and is recorded', async () => {
+  it('drains on SIGTERM: an attempt in flight finishes and is recorded', async () => {
     dest.on('/drain', replies.delayedHeaders(700, 200));
     const dataDir = newDataDir();
     const ferry = await startFerry({ dataDir, env: env() });
