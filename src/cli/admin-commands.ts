@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { backupStorage } from '../runtime/backup.js';
-import { migrateStorage } from '../runtime/service.js';
+import { migrateStorage } from '../runtime/storage.js';
 import type { Command } from './args.js';
 import { KEY_COMMANDS } from './key-commands.js';
 import { CliFailure, printJson } from './output.js';

@@ -1,6 +1,6 @@
 import { loadConfig, type Config, type VariableName } from '../config/config.js';
 import { log } from '../runtime/log.js';
-import { DataDirInUse, startService } from '../runtime/service.js';
+import { DataDirInUse } from '../runtime/storage.js';
 import type { Command } from './args.js';
 import { CliFailure } from './output.js';
 
@@ -24,6 +24,9 @@ async function serve(config: Config): Promise<number> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
 
+  // Loaded here, not with the CLI: the service's modules (protocols, workers, telemetry) cost every other command,
+  // `--help` included, half a second of a core.
+  const { startService } = await import('../runtime/service.js');
   const service = await startService(config).catch((err: unknown) => {
     throw startFailure(err, config) ?? err;
   });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { ProjectAdmin } from '../app/project-admin.js';
 import type { ProjectUsage } from '../app/project-usage.js';
 import { effectiveConfig, loadConfig, type Config, type EffectiveSetting, type VariableName } from '../config/config.js';
-import { embeddedDatabaseFile, openBackend, projectAdmin } from '../runtime/service.js';
+import { embeddedDatabaseFile, openBackend, projectAdmin } from '../runtime/storage.js';
 import { projectUsage } from '../runtime/usage-wiring.js';
 import { CliFailure, note } from './output.js';
 

@@ -28,7 +28,11 @@ const LEAD_MS = 20_000;
 const AHEAD_MS = 8_000;
 
 // Real time: occurrences fire on the wall clock, so these tests wait for them (with deadlines, never fixed sleeps).
-describe('schedule firing (delivery on)', () => {
+// Each test has a project, schedules and destination paths of its own, and most of its time is spent waiting for an
+// instant: the cron test for the next minute boundary (up to a minute), the pause test for its instant 15 s away.
+// So three lanes run side by side: the cron test, the pause test, and the rest one at a time (those look at an
+// occurrence within seconds of its instant, and stay clear of one another's load).
+describe.concurrent('schedule firing (delivery on)', () => {
   const certificate = sharedSelfSignedCertificate();
   const f = useFerry({
     env: {
@@ -66,56 +70,29 @@ describe('schedule firing (delivery on)', () => {
       return d.last_run_outcome !== null ? d : undefined;
     }, deadlineMs);
   }
+  /** The request of `scheduleId`'s occurrence once the scheduler has enqueued it: in storage, ahead of its instant. */
+  function enqueuedAhead(projectId: string, scheduleId: string): Promise<StoredRequest> {
+    return eventually(async () => (await recurringRequests(storage, projectId)).get(scheduleId)?.[0], 30_000);
+  }
 
-  it('an interval occurrence creates an ordinary request, delivered as a JSON POST with the schedule\'s body, headers and Service-Schedule-Id', async () => {
-    const { api, schedules } = await scheduleProject(f);
-    const p = path();
-    const startsAt = secondsAhead(3000);
-    const body = { kind: 'tick', n: [1, 2, { x: null }] };
-    const s = await schedules.created({
-      name: 'every minute',
-      timing: interval(60, startsAt),
-      request: { url: `${dest.url}${p}`, body, headers: { 'X-Tenant': 'acme', Authorization: 'Bearer downstream' }, retry: 2 },
-    });
-    expect(at(s.next_run_at)).toBe(Date.parse(startsAt));
+  /** The requests `GET /requests?schedule_id=` lists for a schedule. */
+  async function listedFor(api: Api, scheduleId: string): Promise<RequestSummary[]> {
+    const res = await api.call<{ items: RequestSummary[] }>('GET', `/requests?schedule_id=${scheduleId}`);
+    expect(res.status).toBe(200);
+    return res.body.data.items;
+  }
 
-    const [got] = await dest.waitForRequests(p, 1, 60_000);
-    expect(got!.method).toBe('POST');
-    expect(got!.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(got!.body.toString('utf8'))).toEqual(body);
-    expect(got!.headers['x-tenant']).toBe('acme');
-    expect(got!.headers.authorization).toBe('Bearer downstream');
-    expect(got!.headers['service-schedule-id']).toBe(s.id);
-    expect(got!.headers['service-request-id']).toMatch(/^req_./);
-    expect(JSON.stringify(got!.headers)).not.toContain(api.apiKey);
-    expect(got!.receivedAt).toBeGreaterThanOrEqual(Date.parse(startsAt));
-    const requestId = got!.headers['service-request-id']!;
-
-    const listed = await eventually(async () => {
-      const items = await recurring(api);
-      return items.some((i) => i.id === requestId) ? items : undefined;
-    }, 20_000);
-    expect(listed.find((i) => i.id === requestId)).toMatchObject({ schedule_id: s.id, url: `${dest.url}${p}`, method: 'POST' });
-    for (const item of listed) expect(item.schedule_id).toBe(s.id);
-    expect((await api.call<{ items: RequestSummary[] }>('GET', '/requests?source=api')).body.data.items).toEqual([]);
-    const detail = await api.call<Record<string, unknown>>('GET', `/requests/${requestId}`);
-    expect(detail.body.data).toMatchObject({
-      schedule_id: s.id,
-      method: 'POST',
-      max_attempts: 3,
-      content_type: 'application/json',
-      headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' },
-    });
-
-    const after = await afterRun(schedules, s.id, 20_000);
-    expect(after).toMatchObject({ status: 'active', last_run_outcome: 'enqueued' });
-    expect(at(after.last_run_at)).toBe(Date.parse(startsAt));
-    expect(at(after.next_run_at)).toBe(Date.parse(startsAt) + MINUTE);
-
-    // Deleting the schedule cancels its future, not the requests it already created.
-    expect((await schedules.remove(s.id)).status).toBe(204);
-    expect((await api.call('GET', `/requests/${requestId}`)).status).toBe(200);
-  }, 120_000);
+  /** Asserts that the API shows nothing of request `id`: it is in no list, and reading, cancelling or replaying it is a 404. */
+  async function expectHidden(api: Api, id: string): Promise<void> {
+    for (const query of ['', '?source=recurring', `?search=${id}`]) {
+      const res = await api.call<{ items: RequestSummary[] }>('GET', `/requests${query}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.items.map((i) => i.id), `GET /requests${query}`).not.toContain(id);
+    }
+    for (const [method, suffix] of [['GET', ''], ['GET', '/attempts'], ['POST', '/cancel'], ['POST', '/replay']] as const) {
+      expectError(await api.call(method, `/requests/${id}${suffix}`), 404, 'NOT_FOUND');
+    }
+  }
 
   it('a cron "* * * * *" schedule fires once at the next minute boundary', async () => {
     const { api, schedules } = await scheduleProject(f);
@@ -145,24 +122,6 @@ describe('schedule firing (delivery on)', () => {
     expect(new Set(dest.requestsTo(p).map((r) => r.headers['service-request-id'])).size).toBe(1);
     expect((await schedules.remove(s.id)).status).toBe(204);
   }, 150_000);
-
-  it('an occurrence over the monthly allowance is skipped: no request, last_run_outcome skipped_usage_limit, next_run_at moves on', async () => {
-    const { api, schedules } = await scheduleProject(f, { monthlyAllowance: 1 });
-    expect((await api.send({ url: `${dest.url}/allowance` })).status).toBe(202);
-    expectError(await api.send({ url: `${dest.url}/allowance` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
-    const p = path();
-    const startsAt = secondsAhead(3000);
-    const s = await schedules.created({ name: 'over the allowance', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { n: 1 } } });
-
-    const after = await afterRun(schedules, s.id, 60_000);
-    expect(after).toMatchObject({ status: 'active', last_run_outcome: 'skipped_usage_limit' });
-    expect(at(after.last_run_at)).toBe(Date.parse(startsAt));
-    expect(at(after.next_run_at)).toBe(Date.parse(startsAt) + MINUTE);
-    expect(await recurring(api)).toEqual([]);
-    expect((await api.call<{ items: unknown[] }>('GET', '/requests')).body.data.items).toHaveLength(1);
-    expect(dest.requestsTo(p)).toEqual([]);
-    expect((await schedules.remove(s.id)).status).toBe(204);
-  }, 120_000);
 
   it('a paused or deleted schedule does not fire, and resuming after a missed run does not catch up', async () => {
     const { api, schedules } = await scheduleProject(f);
@@ -203,124 +162,170 @@ describe('schedule firing (delivery on)', () => {
     for (const id of [paused.id, probe.id]) expect((await schedules.remove(id)).status).toBe(204);
   }, 120_000);
 
-  /** The request of `scheduleId`'s occurrence once the scheduler has enqueued it: in storage, ahead of its instant. */
-  function enqueuedAhead(projectId: string, scheduleId: string): Promise<StoredRequest> {
-    return eventually(async () => (await recurringRequests(storage, projectId)).get(scheduleId)?.[0], 30_000);
-  }
+  describe('one at a time, each a few seconds from its instant', () => {
+    it.sequential('an interval occurrence creates an ordinary request, delivered as a JSON POST with the schedule\'s body, headers and Service-Schedule-Id', async () => {
+      const { api, schedules } = await scheduleProject(f);
+      const p = path();
+      const startsAt = secondsAhead(3000);
+      const body = { kind: 'tick', n: [1, 2, { x: null }] };
+      const s = await schedules.created({
+        name: 'every minute',
+        timing: interval(60, startsAt),
+        request: { url: `${dest.url}${p}`, body, headers: { 'X-Tenant': 'acme', Authorization: 'Bearer downstream' }, retry: 2 },
+      });
+      expect(at(s.next_run_at)).toBe(Date.parse(startsAt));
 
-  /** The requests `GET /requests?schedule_id=` lists for a schedule. */
-  async function listedFor(api: Api, scheduleId: string): Promise<RequestSummary[]> {
-    const res = await api.call<{ items: RequestSummary[] }>('GET', `/requests?schedule_id=${scheduleId}`);
-    expect(res.status).toBe(200);
-    return res.body.data.items;
-  }
+      const [got] = await dest.waitForRequests(p, 1, 60_000);
+      expect(got!.method).toBe('POST');
+      expect(got!.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(got!.body.toString('utf8'))).toEqual(body);
+      expect(got!.headers['x-tenant']).toBe('acme');
+      expect(got!.headers.authorization).toBe('Bearer downstream');
+      expect(got!.headers['service-schedule-id']).toBe(s.id);
+      expect(got!.headers['service-request-id']).toMatch(/^req_./);
+      expect(JSON.stringify(got!.headers)).not.toContain(api.apiKey);
+      expect(got!.receivedAt).toBeGreaterThanOrEqual(Date.parse(startsAt));
+      const requestId = got!.headers['service-request-id']!;
 
-  /** Asserts that the API shows nothing of request `id`: it is in no list, and reading, cancelling or replaying it is a 404. */
-  async function expectHidden(api: Api, id: string): Promise<void> {
-    for (const query of ['', '?source=recurring', `?search=${id}`]) {
-      const res = await api.call<{ items: RequestSummary[] }>('GET', `/requests${query}`);
-      expect(res.status).toBe(200);
-      expect(res.body.data.items.map((i) => i.id), `GET /requests${query}`).not.toContain(id);
-    }
-    for (const [method, suffix] of [['GET', ''], ['GET', '/attempts'], ['POST', '/cancel'], ['POST', '/replay']] as const) {
-      expectError(await api.call(method, `/requests/${id}${suffix}`), 404, 'NOT_FOUND');
-    }
-  }
+      const listed = await eventually(async () => {
+        const items = await recurring(api);
+        return items.some((i) => i.id === requestId) ? items : undefined;
+      }, 20_000);
+      expect(listed.find((i) => i.id === requestId)).toMatchObject({ schedule_id: s.id, url: `${dest.url}${p}`, method: 'POST' });
+      for (const item of listed) expect(item.schedule_id).toBe(s.id);
+      expect((await api.call<{ items: RequestSummary[] }>('GET', '/requests?source=api')).body.data.items).toEqual([]);
+      const detail = await api.call<Record<string, unknown>>('GET', `/requests/${requestId}`);
+      expect(detail.body.data).toMatchObject({
+        schedule_id: s.id,
+        method: 'POST',
+        max_attempts: 3,
+        content_type: 'application/json',
+        headers: { 'X-Tenant': '[REDACTED]', Authorization: '[REDACTED]' },
+      });
 
-  it('an occurrence enqueued ahead is no run before its instant: not listed, not readable, not the last run; from its instant on it is', async () => {
-    const { api, schedules, projectId } = await scheduleProject(f);
-    const p = path();
-    const startsAt = secondsAhead(AHEAD_MS);
-    const t1 = Date.parse(startsAt);
-    const s = await schedules.created({ name: 'ahead', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { n: 1 } } });
+      const after = await afterRun(schedules, s.id, 20_000);
+      expect(after).toMatchObject({ status: 'active', last_run_outcome: 'enqueued' });
+      expect(at(after.last_run_at)).toBe(Date.parse(startsAt));
+      expect(at(after.next_run_at)).toBe(Date.parse(startsAt) + MINUTE);
 
-    const r = await enqueuedAhead(projectId, s.id);
-    await expectHidden(api, r.id);
-    expect(await listedFor(api, s.id)).toEqual([]);
-    const before = await schedules.detail(s.id);
-    expect(before).toMatchObject({ status: 'active', last_run_at: null, last_run_outcome: null });
-    expect(at(before.next_run_at)).toBe(t1);
-    const summary = (await schedules.list()).body.data.find((x) => x.id === s.id);
-    expect(summary).toMatchObject({ last_run_at: null, last_run_outcome: null, next_run_at: before.next_run_at });
-    // All of that was seen before the instant, while the occurrence's request existed in storage, created as of its
-    // instant: the very request the scheduler would have made then.
-    expect(Date.now()).toBeLessThan(t1);
-    expect(r).toMatchObject({ createdAt: t1, dueAt: t1, status: 'queued', scheduledAt: null });
+      // Deleting the schedule cancels its future, not the requests it already created.
+      expect((await schedules.remove(s.id)).status).toBe(204);
+      expect((await api.call('GET', `/requests/${requestId}`)).status).toBe(200);
+    }, 120_000);
 
-    const [got] = await dest.waitForRequests(p, 1, 60_000);
-    expect(got!.headers['service-request-id']).toBe(r.id);
-    expect(got!.receivedAt).toBeGreaterThanOrEqual(t1);
-    expect((await listedFor(api, s.id)).map((i) => [i.id, at(i.created_at)])).toEqual([[r.id, t1]]);
-    expect((await api.call('GET', `/requests/${r.id}`)).status).toBe(200);
-    const after = await afterRun(schedules, s.id, 20_000);
-    expect(after.last_run_outcome).toBe('enqueued');
-    expect(at(after.last_run_at)).toBe(t1);
-    expect(at(after.next_run_at)).toBe(t1 + MINUTE);
-    expect((await schedules.remove(s.id)).status).toBe(204);
-  }, 90_000);
+    it.sequential('an occurrence over the monthly allowance is skipped: no request, last_run_outcome skipped_usage_limit, next_run_at moves on', async () => {
+      const { api, schedules } = await scheduleProject(f, { monthlyAllowance: 1 });
+      expect((await api.send({ url: `${dest.url}/allowance` })).status).toBe(202);
+      expectError(await api.send({ url: `${dest.url}/allowance` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
+      const p = path();
+      const startsAt = secondsAhead(3000);
+      const s = await schedules.created({ name: 'over the allowance', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { n: 1 } } });
 
-  it('a pause or a delete before the instant withdraws an occurrence enqueued ahead: nothing of it shows, ever, nothing is delivered, its allowance is given back', async () => {
-    // An allowance of two, which the two occurrences enqueued ahead take until they are withdrawn.
-    const { api, schedules, projectId } = await scheduleProject(f, { monthlyAllowance: 2 });
-    const [pausedPath, deletedPath, probePath] = [path(), path(), path()];
-    const startsAt = secondsAhead(AHEAD_MS);
-    const t1 = Date.parse(startsAt);
-    const define = (name: string, p: string) => ({ name, timing: interval(60, startsAt), request: { url: `${dest.url}${p}` } });
-    const paused = await schedules.created(define('paused', pausedPath));
-    const deleted = await schedules.created(define('deleted', deletedPath));
-    const withdrawn = [await enqueuedAhead(projectId, paused.id), await enqueuedAhead(projectId, deleted.id)];
-    expectError(await api.send({ url: `${dest.url}${probePath}` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
+      const after = await afterRun(schedules, s.id, 60_000);
+      expect(after).toMatchObject({ status: 'active', last_run_outcome: 'skipped_usage_limit' });
+      expect(at(after.last_run_at)).toBe(Date.parse(startsAt));
+      expect(at(after.next_run_at)).toBe(Date.parse(startsAt) + MINUTE);
+      expect(await recurring(api)).toEqual([]);
+      expect((await api.call<{ items: unknown[] }>('GET', '/requests')).body.data.items).toHaveLength(1);
+      expect(dest.requestsTo(p)).toEqual([]);
+      expect((await schedules.remove(s.id)).status).toBe(204);
+    }, 120_000);
 
-    const pause = await schedules.pause(paused.id);
-    expect(pause.status).toBe(200);
-    expect(pause.body.data).toMatchObject({ status: 'paused', next_run_at: null, last_run_at: null, last_run_outcome: null });
-    expect((await schedules.remove(deleted.id)).status).toBe(204);
-    expect(Date.now()).toBeLessThan(t1);
-    for (const r of withdrawn) expect(isWithdrawn((await storage.requests.get(projectId, r.id))!)).toBe(true);
+    it.sequential('an occurrence enqueued ahead is no run before its instant: not listed, not readable, not the last run; from its instant on it is', async () => {
+      const { api, schedules, projectId } = await scheduleProject(f);
+      const p = path();
+      const startsAt = secondsAhead(AHEAD_MS);
+      const t1 = Date.parse(startsAt);
+      const s = await schedules.created({ name: 'ahead', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { n: 1 } } });
 
-    // Both units are back: two requests due a second after the instant are accepted, a third one is not.
-    for (let i = 0; i < 2; i++) expect((await api.send({ url: `${dest.url}${probePath}`, deliver_at: iso(t1 + 1000) })).status).toBe(202);
-    expectError(await api.send({ url: `${dest.url}${probePath}` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
-    // Once they have arrived, the occurrences would have too.
-    await dest.waitForRequests(probePath, 2, 60_000);
-    expect(dest.requestsTo(pausedPath)).toEqual([]);
-    expect(dest.requestsTo(deletedPath)).toEqual([]);
-    for (const r of withdrawn) await expectHidden(api, r.id);
-    for (const id of [paused.id, deleted.id]) expect(await listedFor(api, id)).toEqual([]);
-    expect((await api.call<{ items: RequestSummary[] }>('GET', '/requests')).body.data.items).toHaveLength(2);
-    expect(await schedules.detail(paused.id)).toMatchObject({ status: 'paused', next_run_at: null, last_run_at: null, last_run_outcome: null });
-    expect((await schedules.remove(paused.id)).status).toBe(204);
-  }, 90_000);
+      const r = await enqueuedAhead(projectId, s.id);
+      await expectHidden(api, r.id);
+      expect(await listedFor(api, s.id)).toEqual([]);
+      const before = await schedules.detail(s.id);
+      expect(before).toMatchObject({ status: 'active', last_run_at: null, last_run_outcome: null });
+      expect(at(before.next_run_at)).toBe(t1);
+      const summary = (await schedules.list()).body.data.find((x) => x.id === s.id);
+      expect(summary).toMatchObject({ last_run_at: null, last_run_outcome: null, next_run_at: before.next_run_at });
+      // All of that was seen before the instant, while the occurrence's request existed in storage, created as of its
+      // instant: the very request the scheduler would have made then.
+      expect(Date.now()).toBeLessThan(t1);
+      expect(r).toMatchObject({ createdAt: t1, dueAt: t1, status: 'queued', scheduledAt: null });
 
-  it('an update before the instant applies to an occurrence enqueued ahead: it is delivered once, at its instant, as updated', async () => {
-    const { api, schedules, projectId } = await scheduleProject(f);
-    const p = path();
-    const startsAt = secondsAhead(AHEAD_MS);
-    const t1 = Date.parse(startsAt);
-    const s = await schedules.created({ name: 'updated', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { v: 1 } } });
-    const first = await enqueuedAhead(projectId, s.id);
+      const [got] = await dest.waitForRequests(p, 1, 60_000);
+      expect(got!.headers['service-request-id']).toBe(r.id);
+      expect(got!.receivedAt).toBeGreaterThanOrEqual(t1);
+      expect((await listedFor(api, s.id)).map((i) => [i.id, at(i.created_at)])).toEqual([[r.id, t1]]);
+      expect((await api.call('GET', `/requests/${r.id}`)).status).toBe(200);
+      const after = await afterRun(schedules, s.id, 20_000);
+      expect(after.last_run_outcome).toBe('enqueued');
+      expect(at(after.last_run_at)).toBe(t1);
+      expect(at(after.next_run_at)).toBe(t1 + MINUTE);
+      expect((await schedules.remove(s.id)).status).toBe(204);
+    }, 90_000);
 
-    const patched = await schedules.patch(s.id, { request: { url: `${dest.url}${p}`, body: { v: 2 }, headers: { 'X-Version': '2' } } });
-    expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ last_run_at: null, last_run_outcome: null });
-    expect(at(patched.body.data.next_run_at)).toBe(t1);
-    expect(Date.now()).toBeLessThan(t1);
-    expect(isWithdrawn((await storage.requests.get(projectId, first.id))!)).toBe(true);
+    it.sequential('a pause or a delete before the instant withdraws an occurrence enqueued ahead: nothing of it shows, ever, nothing is delivered, its allowance is given back', async () => {
+      // An allowance of two, which the two occurrences enqueued ahead take until they are withdrawn.
+      const { api, schedules, projectId } = await scheduleProject(f, { monthlyAllowance: 2 });
+      const [pausedPath, deletedPath, probePath] = [path(), path(), path()];
+      const startsAt = secondsAhead(AHEAD_MS);
+      const t1 = Date.parse(startsAt);
+      const define = (name: string, p: string) => ({ name, timing: interval(60, startsAt), request: { url: `${dest.url}${p}` } });
+      const paused = await schedules.created(define('paused', pausedPath));
+      const deleted = await schedules.created(define('deleted', deletedPath));
+      const withdrawn = [await enqueuedAhead(projectId, paused.id), await enqueuedAhead(projectId, deleted.id)];
+      expectError(await api.send({ url: `${dest.url}${probePath}` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
 
-    const [got] = await dest.waitForRequests(p, 1, 60_000);
-    expect(got!.receivedAt).toBeGreaterThanOrEqual(t1);
-    expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ v: 2 });
-    expect(got!.headers['x-version']).toBe('2');
-    const id = got!.headers['service-request-id']!;
-    expect(id).not.toBe(first.id);
-    const after = await afterRun(schedules, s.id, 20_000);
-    expect(after.last_run_outcome).toBe('enqueued');
-    expect(at(after.last_run_at)).toBe(t1);
-    expect((await listedFor(api, s.id)).map((i) => [i.id, at(i.created_at)])).toEqual([[id, t1]]);
-    await expectHidden(api, first.id);
-    // One request for the occurrence, the one fired under the schedule's new revision; one delivery.
-    expect(await expectOneRequestPerOccurrence(storage, projectId, s.id, [t1])).toEqual([id]);
-    expect(new Set(dest.requestsTo(p).map((r) => r.headers['service-request-id']))).toEqual(new Set([id]));
-    expect((await schedules.remove(s.id)).status).toBe(204);
-  }, 90_000);
+      const pause = await schedules.pause(paused.id);
+      expect(pause.status).toBe(200);
+      expect(pause.body.data).toMatchObject({ status: 'paused', next_run_at: null, last_run_at: null, last_run_outcome: null });
+      expect((await schedules.remove(deleted.id)).status).toBe(204);
+      expect(Date.now()).toBeLessThan(t1);
+      for (const r of withdrawn) expect(isWithdrawn((await storage.requests.get(projectId, r.id))!)).toBe(true);
+
+      // Both units are back: two requests due a second after the instant are accepted, a third one is not.
+      for (let i = 0; i < 2; i++) expect((await api.send({ url: `${dest.url}${probePath}`, deliver_at: iso(t1 + 1000) })).status).toBe(202);
+      expectError(await api.send({ url: `${dest.url}${probePath}` }), 429, 'MONTHLY_ALLOWANCE_EXCEEDED');
+      // Once they have arrived, the occurrences would have too.
+      await dest.waitForRequests(probePath, 2, 60_000);
+      expect(dest.requestsTo(pausedPath)).toEqual([]);
+      expect(dest.requestsTo(deletedPath)).toEqual([]);
+      for (const r of withdrawn) await expectHidden(api, r.id);
+      for (const id of [paused.id, deleted.id]) expect(await listedFor(api, id)).toEqual([]);
+      expect((await api.call<{ items: RequestSummary[] }>('GET', '/requests')).body.data.items).toHaveLength(2);
+      expect(await schedules.detail(paused.id)).toMatchObject({ status: 'paused', next_run_at: null, last_run_at: null, last_run_outcome: null });
+      expect((await schedules.remove(paused.id)).status).toBe(204);
+    }, 90_000);
+
+    it.sequential('an update before the instant applies to an occurrence enqueued ahead: it is delivered once, at its instant, as updated', async () => {
+      const { api, schedules, projectId } = await scheduleProject(f);
+      const p = path();
+      const startsAt = secondsAhead(AHEAD_MS);
+      const t1 = Date.parse(startsAt);
+      const s = await schedules.created({ name: 'updated', timing: interval(60, startsAt), request: { url: `${dest.url}${p}`, body: { v: 1 } } });
+      const first = await enqueuedAhead(projectId, s.id);
+
+      const patched = await schedules.patch(s.id, { request: { url: `${dest.url}${p}`, body: { v: 2 }, headers: { 'X-Version': '2' } } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.data).toMatchObject({ last_run_at: null, last_run_outcome: null });
+      expect(at(patched.body.data.next_run_at)).toBe(t1);
+      expect(Date.now()).toBeLessThan(t1);
+      expect(isWithdrawn((await storage.requests.get(projectId, first.id))!)).toBe(true);
+
+      const [got] = await dest.waitForRequests(p, 1, 60_000);
+      expect(got!.receivedAt).toBeGreaterThanOrEqual(t1);
+      expect(JSON.parse(got!.body.toString('utf8'))).toEqual({ v: 2 });
+      expect(got!.headers['x-version']).toBe('2');
+      const id = got!.headers['service-request-id']!;
+      expect(id).not.toBe(first.id);
+      const after = await afterRun(schedules, s.id, 20_000);
+      expect(after.last_run_outcome).toBe('enqueued');
+      expect(at(after.last_run_at)).toBe(t1);
+      expect((await listedFor(api, s.id)).map((i) => [i.id, at(i.created_at)])).toEqual([[id, t1]]);
+      await expectHidden(api, first.id);
+      // One request for the occurrence, the one fired under the schedule's new revision; one delivery.
+      expect(await expectOneRequestPerOccurrence(storage, projectId, s.id, [t1])).toEqual([id]);
+      expect(new Set(dest.requestsTo(p).map((r) => r.headers['service-request-id']))).toEqual(new Set([id]));
+      expect((await schedules.remove(s.id)).status).toBe(204);
+    }, 90_000);
+  });
 });

@@ -24,6 +24,9 @@ import { at, expectError, interval, iso, newKey, scheduleProject, secondsAhead, 
  * The policy as schedules fire for real, on the wall clock (waits with deadlines, never fixed sleeps), against a
  * destination on loopback that answers slowly or fails; and trigger and backfill exactly once across kill -9 and two
  * connections racing on one storage.
+ *
+ * The two groups below have a server, deployments and destinations of their own: they run side by side, the second
+ * group's tests one at a time, while the first waits for a slow delivery to outlast an interval.
  */
 
 const MINUTE = 60_000;
@@ -43,7 +46,7 @@ async function requestsOf(api: Api, scheduleId: string): Promise<RequestSummary[
   return res.body.data.items.reverse();
 }
 
-describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
+describe.concurrent(`the schedule policy at firing (${TEST_BACKEND})`, () => {
   const certificate = sharedSelfSignedCertificate();
   const f = useFerry({
     env: { FERRY_ROLES: 'api,delivery', FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: certificate.certFile },
@@ -135,7 +138,7 @@ describe(`the schedule policy at firing (${TEST_BACKEND})`, () => {
   }, 5 * MINUTE);
 });
 
-describe(`trigger and backfill exactly once across kill -9 and racing connections (${TEST_BACKEND})`, () => {
+describe.concurrent(`trigger and backfill exactly once across kill -9 and racing connections (${TEST_BACKEND})`, () => {
   let dest: Destination;
   beforeAll(async () => {
     dest = await startDestination();
@@ -152,7 +155,7 @@ describe(`trigger and backfill exactly once across kill -9 and racing connection
     return { from: iso(from), to: iso(to), instants: Array.from({ length: count }, (_, k) => from + k * MINUTE) };
   }
 
-  it('killed in the middle of a 1,000-instant backfill: the retry creates the rest, each instant once', async () => {
+  it.sequential('killed in the middle of a 1,000-instant backfill: the retry creates the rest, each instant once', async () => {
     const dataDir = newDataDir();
     const ferry = await startFerry({ dataDir, env: env() });
     const { projectId, apiKey } = await createProject(dataDir);
@@ -192,7 +195,7 @@ describe(`trigger and backfill exactly once across kill -9 and racing connection
     }
   }, 4 * MINUTE);
 
-  it('killed while a trigger is answered: its retry with the same key answers the one request there is', async () => {
+  it.sequential('killed while a trigger is answered: its retry with the same key answers the one request there is', async () => {
     const dataDir = newDataDir();
     const ferry = await startFerry({ dataDir, env: env() });
     const { projectId, apiKey } = await createProject(dataDir);
@@ -220,7 +223,7 @@ describe(`trigger and backfill exactly once across kill -9 and racing connection
     }
   }, 4 * MINUTE);
 
-  it('two connections to one storage backfilling the same range, then triggering with one key, at once: one request per instant and one trigger between them', async () => {
+  it.sequential('two connections to one storage backfilling the same range, then triggering with one key, at once: one request per instant and one trigger between them', async () => {
     const dataDir = newDataDir();
     await prepareStorage(dataDir);
     const backends: Backend[] = [await openTestBackend(dataDir), await openTestBackend(dataDir)];

@@ -57,11 +57,14 @@ function expectBerlinMonthlyRuns(rows: Array<[string, string]>): void {
   expect(changes).toBeGreaterThanOrEqual(1);
 }
 
-describe('the schedules pages', () => {
+// The two groups have servers, projects and browsers of their own: the second, which waits for an occurrence, runs
+// beside the first, whose tests run one at a time, in order, on one project. Side by side, a test's `expect.poll`
+// must be its own context's (the module's `expect` knows only one current test).
+describe.concurrent('the schedules pages', () => {
   const f = useFerry();
   const browser = useConsoleBrowser();
 
-  it('creates a schedule through the form, its next runs previewed first with the clocks change marked, then shows it', async () => {
+  it.sequential('creates a schedule through the form, its next runs previewed first with the clocks change marked, then shows it', async ({ expect }) => {
     const c = await browser.openConsole(f.ferry.baseUrl);
     await signIn(c.page, f.apiKey);
     const page = c.page;
@@ -115,7 +118,7 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
-  it('pauses and resumes, edits the timing after previewing it, and deletes only after a second, explicit step', async () => {
+  it.sequential('pauses and resumes, edits the timing after previewing it, and deletes only after a second, explicit step', async ({ expect }) => {
     const s = await createSchedule(f.api, { name: 'Nightly sync', timing: { type: 'cron', expression: '30 2 * * *', timezone: 'America/New_York' }, request: { url: `${DEST}/sync` } });
     const c = await browser.openConsole(f.ferry.baseUrl);
     await signIn(c.page, f.apiKey);
@@ -183,7 +186,7 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
-  it('edits the policy, triggers and backfills, and shows the pause reason, run counts and recent runs', async () => {
+  it.sequential('edits the policy, triggers and backfills, and shows the pause reason, run counts and recent runs', async ({ expect }) => {
     const hour = 3_600_000;
     const firstRun = Math.ceil((Date.now() + 60_000) / hour) * hour;
     const s = await createSchedule(f.api, { name: 'Hourly pull', timing: { type: 'interval', every_seconds: 3600, starts_at: new Date(firstRun).toISOString() }, request: { url: `${DEST}/pull`, queue: 'pulls' } });
@@ -236,7 +239,7 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
-  it('lists schedules with their timing in words and as given, next and last run, and pages with the cursor', async () => {
+  it.sequential('lists schedules with their timing in words and as given, next and last run, and pages with the cursor', async ({ expect }) => {
     const { api, apiKey } = await f.newProject();
     const names = ['Heartbeat', 'Weekday digest', 'Odd cron'];
     await createSchedule(api, { name: names[0], timing: { type: 'interval', every_seconds: 900 }, request: { url: `${DEST}/beat` } });
@@ -294,7 +297,7 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
-  it('shows markup in a schedule as text and runs none of it', async () => {
+  it.sequential('shows markup in a schedule as text and runs none of it', async ({ expect }) => {
     const markup = '<img src=x onerror="window.__ferryPwned=1"><script>window.__ferryPwned=2</script>';
     const s = await createSchedule(f.api, {
       name: `<b>bold</b><img src=x onerror="window.__ferryPwned=3">`,
@@ -316,7 +319,7 @@ describe('the schedules pages', () => {
     await c.close();
   });
 
-  it("shows Ferry's 422 for an invalid cron next to the field", async () => {
+  it.sequential("shows Ferry's 422 for an invalid cron next to the field", async ({ expect }) => {
     const c = await browser.openConsole(f.ferry.baseUrl);
     await signIn(c.page, f.apiKey);
     const page = c.page;
@@ -344,7 +347,7 @@ describe('the schedules pages', () => {
   });
 });
 
-describe('the runs of a schedule that fires', () => {
+describe.concurrent('the runs of a schedule that fires', () => {
   const certificate = sharedSelfSignedCertificate();
   const f = useFerry({
     env: { FERRY_ROLES: 'api,delivery', FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: certificate.certFile },
@@ -358,7 +361,7 @@ describe('the runs of a schedule that fires', () => {
     await dest?.close();
   });
 
-  it('lists the requests its runs created, each linking to the request page, and the list shows the last run', async () => {
+  it('lists the requests its runs created, each linking to the request page, and the list shows the last run', async ({ expect }) => {
     const startsAt = new Date(Date.now() + 3_000).toISOString();
     const s = await createSchedule(f.api, { name: 'Every minute', timing: { type: 'interval', every_seconds: 60, starts_at: startsAt }, request: { url: `${dest.url}/tick` } });
     const c = await browser.openConsole(f.ferry.baseUrl);

@@ -16,23 +16,43 @@ infra_log="$(mktemp)"
 bash test/infra/infra.sh up >"$infra_log" 2>&1 &
 infra_pid=$!
 
+# Checks that only read the tree run side by side, each into a log of its own that is printed once it is done: the
+# lock file's resolution starts at once (it works on a scratch copy), type-checking and lint after the generated
+# code was checked (which rewrites it). Two cores: tsc and eslint each keep one busy for a quarter of a minute.
+bg_names=(); bg_pids=(); bg_logs=()
+in_background() {
+  local name="$1" log
+  shift
+  log="$(mktemp)"
+  "$@" >"$log" 2>&1 &
+  bg_names+=("$name"); bg_pids+=("$!"); bg_logs+=("$log")
+}
+lint() {
+  npx buf lint &&
+    npx eslint --max-warnings 0 . &&
+    REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --extends recommended-strict openapi/ferry.openapi.json &&
+    npx tsx test/tools/check-cycles.ts
+}
+
+in_background "the lock file is what npm install writes" bash test/tools/check-lockfile.sh
+
 step "build"
 npm run --silent build
 
 step "generated code is up to date"
 bash test/tools/check-generated.sh
 
-step "the lock file is what npm install writes"
-bash test/tools/check-lockfile.sh
-
-step "typecheck"
-npm run --silent typecheck
-
-step "lint"
-npx buf lint
-npx eslint --max-warnings 0 .
-REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --extends recommended-strict openapi/ferry.openapi.json
-npx tsx test/tools/check-cycles.ts
+in_background "typecheck" npm run --silent typecheck
+in_background "lint" lint
+checks_failed=0
+for i in "${!bg_pids[@]}"; do
+  check_status=0
+  wait "${bg_pids[$i]}" || check_status=$?
+  step "${bg_names[$i]}"
+  cat "${bg_logs[$i]}"
+  if [ "$check_status" -ne 0 ]; then echo "failed (exit $check_status)" >&2; checks_failed=1; fi
+done
+[ "$checks_failed" -eq 0 ] || exit 1
 
 step "Cassandra and Kafka answer"
 infra_status=0
