@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Client, auth, policies, types, type ArrayOrObject } from 'cassandra-driver';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import { toPortError } from './errors.js';
+import { BatchLogRetryPolicy } from './retry-policy.js';
 
 /** How to reach a cluster; every field comes from the service configuration. */
 export interface CassandraConnection {
@@ -15,6 +17,11 @@ export interface CassandraConnection {
   readonly password?: string | undefined;
   /** Connect with TLS; `caFile` adds a CA to trust beside the system store. */
   readonly tls?: { readonly caFile?: string | undefined } | null | undefined;
+  /**
+   * Where to connect instead, by the `host:port` a contact point or the cluster names a node by (nodes behind NAT, a
+   * proxy): contact points are mapped before the driver sees them, the nodes it discovers by its address translator.
+   */
+  readonly addressMap?: ReadonlyMap<string, string> | undefined;
 }
 
 /**
@@ -53,10 +60,11 @@ export class CassandraSession {
   ) {}
 
   /** Connects without a keyspace: `ferry migrate` may still have to create it. */
-  static async connect(c: CassandraConnection): Promise<CassandraSession> {
+  static async connect(c: CassandraConnection, clock: Pick<Clock, 'now'> = systemClock): Promise<CassandraSession> {
     const port = sharedPort(c.contactPoints);
+    const map = c.addressMap ?? new Map<string, string>();
     const client = new Client({
-      contactPoints: [...c.contactPoints],
+      contactPoints: c.contactPoints.map((point) => map.get(point.trim()) ?? point),
       // The driver reaches the nodes it discovers (system.peers) on this port, not on the contact points' own.
       ...(port !== undefined ? { protocolOptions: { port } } : {}),
       localDataCenter: c.localDataCenter,
@@ -78,6 +86,11 @@ export class CassandraSession {
         // delay, not the read timeout. Conditional writes are never sent twice; their uncertain outcomes are
         // settled by a serial read where they are made (idempotency.ts, usage.ts, schedules/changes.ts).
         speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(SPECULATIVE_DELAY_MS, 2),
+        // A logged batch (a batch create, an ending with its callback) whose batch log write timed out is sent again
+        // for up to 40 s: until the coordinators' failure detectors convict a node that died, each of them still
+        // picks it for the batch log (retry-policy.ts). The driver's default gives up after one more timeout.
+        retry: new BatchLogRetryPolicy(() => clock.now()),
+        ...(map.size > 0 ? { addressResolution: new MappedAddresses(map) } : {}),
       },
     });
     try {
@@ -145,6 +158,23 @@ export class CassandraSession {
 
   async close(): Promise<void> {
     await this.client.shutdown();
+  }
+}
+
+/** The driver's translator class (its typings declare only the interface; the driver checks `instanceof` it). */
+const AddressTranslator = (policies.addressResolution as unknown as { AddressTranslator: new () => policies.addressResolution.AddressTranslator })
+  .AddressTranslator;
+
+/** Translates each node's `host:port` as the cluster names it through the address map; others stay as they are. */
+class MappedAddresses extends AddressTranslator {
+  constructor(private readonly map: ReadonlyMap<string, string>) {
+    super();
+  }
+
+  override translate(address: string, port: number, callback: (endpoint: string) => void): void {
+    // The driver's own form is `address:port`, an IPv6 address unbracketed; the map may bracket it.
+    const endpoint = `${address}:${port}`;
+    callback(this.map.get(endpoint) ?? this.map.get(`[${address}]:${port}`) ?? endpoint);
   }
 }
 
