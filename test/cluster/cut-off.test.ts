@@ -8,15 +8,15 @@ import { startRelay, type Relay } from '../support/relay.js';
 
 // A Ferry process cut off from Cassandra and Kafka while it still believes it owns its shards: process A reaches
 // every Cassandra node and Kafka broker only through relays (FERRY_ADDRESS_MAP), which the test stops forwarding
-// while A keeps running. B takes A's shards once A's group session runs out, and delivers. A meanwhile delivers
-// what it holds in memory (the destination answers it 503) and its writes of those outcomes wait in the relays;
+// while A keeps running. B takes A's shards once A's group session runs out, and delivers. A's attempts under way
+// at the cut are answered 503 once it is cut off, and its writes of those outcomes wait in the relays;
 // when they forward again, those writes reach Cassandra after B's, at A's older epoch, and must lose: no request
 // shows A's 503, every acknowledged request arrives and reads back succeeded. Project api-cluster, run with
 // FERRY_TEST_TOPOLOGY=cluster (`npm run test:cluster`).
 
 /** How long A stays cut off after B holds every shard: A's writes time out in its driver (12 s) and pile up. */
 const CUT_AFTER_TAKEOVER_MS = 15_000;
-/** Requests A accepts just before the cut, due while it is cut off; about half fall in its own shards. */
+/** Requests A accepts just before the cut; those in its own shards it delivers from memory. */
 const SEEDED = 16;
 
 interface Detail {
@@ -60,18 +60,30 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('a F
     const seeded: string[] = [];
     try {
       await load.acknowledgedMore(100);
-      // Work A keeps in memory, falling due while it is cut off: it delivers it without asking storage.
+      // From now on the destination holds A's attempts, and answers them 503 only once A is cut off: A then writes
+      // their outcomes, and those writes wait in the relays.
+      let release = (): void => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let heldFromA = 0;
+      rig.answerWith(async (from) => {
+        if (from !== 'A') return 200;
+        heldFromA += 1;
+        await released;
+        return 503;
+      });
+      fault = { what: 'Ferry A cut off from Cassandra and Kafka', from: Date.now(), to: Number.POSITIVE_INFINITY };
+      rig.faults.push(fault);
+      // Requests A accepts into its own shards go into its working set, and it delivers them without reading storage.
       const url = rig.url(path);
-      for (const res of await Promise.all(Array.from({ length: SEEDED }, () => a.api.send({ url, retry: '11', delay: '3s' })))) {
+      for (const res of await Promise.all(Array.from({ length: SEEDED }, () => a.api.send({ url, retry: '11' })))) {
         expect(res.status).toBe(202);
         seeded.push((res.body.data as { id: string }).id);
       }
-      rig.answerWith((from) => (from === 'A' ? 503 : 200));
-      fault = { what: 'Ferry A cut off from Cassandra and Kafka', from: Date.now(), to: Number.POSITIVE_INFINITY };
-      rig.faults.push(fault);
+      await eventually(async () => (heldFromA > 0 ? true : undefined), 30_000);
       for (const r of relays) r.freeze();
       rig.isolate('A', true);
       t.cut = Date.now();
+      release();
       step(`A cut off (acknowledged ${load.acknowledged.size})`);
       await eventually(async () => (b.watch.owned().length === TEST_SHARDS ? true : undefined), 60_000);
       t.takenOver = Date.now();
@@ -114,6 +126,11 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('a F
         'attempts A sent while cut off (answered 503)': refusedToA.length,
         'bytes A sent Cassandra while cut off, forwarded late': late,
         'failed calls to A (under way at the cut)': failedViaA.length,
+        'A answered 503, s from the cut': refusedToA.map((x) => Math.round((x.at - cutAt) / 1000)).join(','),
+        'duplicates (s from the cut: by, attempt, answer)': [...figures.duplicates]
+          .sort((x, y) => (x.arrivals[0]!.from === 'B' ? -1 : 0) - (y.arrivals[0]!.from === 'B' ? -1 : 0))
+          .slice(0, 6)
+          .map((d) => d.arrivals.map((x) => `${((x.at - cutAt) / 1000).toFixed(1)} ${x.from} #${x.attempt} ${x.status ?? 200}`).join(' | ')),
         ...(load.errors.length > 0 ? { 'first errors': load.errors } : {}),
       }),
     );
@@ -132,15 +149,15 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('a F
     expect(late).toBeGreaterThan(0);
     // ...and lost: no request holds the 503 A was answered, each reads back as B recorded it.
     const seededAndRefused = [...new Set([...seeded, ...refusedIds])];
-    const stateOf = async (id: string): Promise<Detail> => (await b.api.call<Detail>('GET', `/requests/${id}`)).body.data;
+    const stateOf = async (id: string): Promise<Detail | undefined> => (await b.api.call<Detail>('GET', `/requests/${id}`)).body?.data;
     await eventually(async () => {
-      for (const id of seeded) if ((await stateOf(id)).status !== 'succeeded') return undefined;
+      for (const id of seeded) if ((await stateOf(id))?.status !== 'succeeded') return undefined;
       return true;
     }, 120_000);
     const recorded503 = [];
     for (const id of seededAndRefused) {
       const detail = await stateOf(id);
-      if (detail.attempts.some((x) => x.response_status_code === 503)) recorded503.push({ id, detail });
+      if (detail?.attempts.some((x) => x.response_status_code === 503)) recorded503.push({ id, detail });
     }
     expect(recorded503).toEqual([]);
   }, 900_000);

@@ -52,8 +52,11 @@ export interface FailureRig {
   replace(name: string): Promise<RigProcess>;
   /** Leaves a process out of the load (`true`) or takes it back in; it keeps running either way. */
   isolate(name: string, isolated: boolean): void;
-  /** How the destination answers an attempt, by the name of the process that sent it; default 200 for all. */
-  answerWith(answer: ((from: string) => number) | null): void;
+  /**
+   * How the destination answers an attempt, by the name of the process that sent it, perhaps only later (the
+   * attempt is recorded when answered, as having arrived when it did); default 200 at once for all.
+   */
+  answerWith(answer: ((from: string) => number | Promise<number>) | null): void;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   const processes: RigProcess[] = [];
   const errorLines: string[] = [];
   let apiKey = '';
-  let answer: ((from: string) => number) | null = null;
+  let answer: ((from: string) => number | Promise<number>) | null = null;
 
   const byPid = new Map<number, string>();
   const routes = new Map<string, Arrival[]>();
@@ -75,16 +78,21 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
     dest.on(path, ({ request, res }) => {
       const pid = gate.ownerOf(res.socket?.remotePort);
       const from = (pid !== undefined ? byPid.get(pid) : undefined) ?? 'unknown';
+      const at = Date.now();
+      const answered = (status: number): void => {
+        list.push({
+          id: request.headers['service-request-id'] ?? '',
+          attempt: Number(request.headers['service-attempt'] ?? 0),
+          from,
+          at,
+          scheduleId: request.headers['service-schedule-id'],
+          ...(status !== 200 ? { status } : {}),
+        });
+        res.writeHead(status).end();
+      };
       const status = answer?.(from) ?? 200;
-      list.push({
-        id: request.headers['service-request-id'] ?? '',
-        attempt: Number(request.headers['service-attempt'] ?? 0),
-        from,
-        at: Date.now(),
-        scheduleId: request.headers['service-schedule-id'],
-        ...(status !== 200 ? { status } : {}),
-      });
-      res.writeHead(status).end();
+      if (typeof status === 'number') answered(status);
+      else void status.then(answered);
     });
   };
   const arrivalsAt = (path: string): Arrival[] => {
