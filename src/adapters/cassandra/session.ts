@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Client, auth, policies, types, type ArrayOrObject } from 'cassandra-driver';
 import { systemClock, type Clock } from '../../domain/clock.js';
-import { toPortError } from './errors.js';
+import { isRefusedWhileShuttingDown, toPortError } from './errors.js';
 import { BatchLogRetryPolicy } from './retry-policy.js';
 
 /** How to reach a cluster; every field comes from the service configuration. */
@@ -36,6 +36,12 @@ export const CONSISTENCY = {
 
 /** Far above a healthy read's latency (a few ms; under 100 ms on a busy test machine), far below readTimeout. */
 const SPECULATIVE_DELAY_MS = 500;
+/**
+ * A statement a node refused while shutting down is sent again this many times at most, this far apart: the node
+ * stops taking connections within moments, and the driver then plans around it.
+ */
+const REFUSED_TRIES = 5;
+const REFUSED_PAUSE_MS = 200;
 
 export interface Statement {
   readonly query: string;
@@ -57,10 +63,11 @@ export class CassandraSession {
   private constructor(
     readonly client: Client,
     readonly keyspace: string,
+    private readonly clock: Pick<Clock, 'now' | 'sleep'>,
   ) {}
 
   /** Connects without a keyspace: `ferry migrate` may still have to create it. */
-  static async connect(c: CassandraConnection, clock: Pick<Clock, 'now'> = systemClock): Promise<CassandraSession> {
+  static async connect(c: CassandraConnection, clock: Pick<Clock, 'now' | 'sleep'> = systemClock): Promise<CassandraSession> {
     const port = sharedPort(c.contactPoints);
     const map = c.addressMap ?? new Map<string, string>();
     const client = new Client({
@@ -99,7 +106,7 @@ export class CassandraSession {
       await client.shutdown().catch(() => undefined);
       throw toPortError(err, 'connecting');
     }
-    return new CassandraSession(client, c.keyspace);
+    return new CassandraSession(client, c.keyspace, clock);
   }
 
   /** A table name qualified with the deployment's keyspace (CQL cannot bind identifiers). */
@@ -110,12 +117,14 @@ export class CassandraSession {
   /** Runs one statement; `during` names the operation in errors. */
   async execute(query: string, params: ArrayOrObject, during: string, options: ExecuteOptions = {}): Promise<types.ResultSet> {
     try {
-      return await this.client.execute(query, params, {
-        prepare: true,
-        isIdempotent: options.idempotent ?? false,
-        consistency: options.consistency ?? CONSISTENCY.write,
-        ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
-      });
+      return await this.unrefused(() =>
+        this.client.execute(query, params, {
+          prepare: true,
+          isIdempotent: options.idempotent ?? false,
+          consistency: options.consistency ?? CONSISTENCY.write,
+          ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
+        }),
+      );
     } catch (err) {
       throw toPortError(err, during);
     }
@@ -147,12 +156,30 @@ export class CassandraSession {
    */
   async batch(statements: readonly Statement[], during: string, options: { logged: boolean; idempotent?: boolean }): Promise<types.ResultSet> {
     try {
-      return await this.client.batch(
-        statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
-        { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: options.idempotent ?? false },
+      return await this.unrefused(() =>
+        this.client.batch(
+          statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
+          { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: options.idempotent ?? false },
+        ),
       );
     } catch (err) {
       throw toPortError(err, during);
+    }
+  }
+
+  /**
+   * Runs `send` again when a node refused it while shutting down (nothing of it ran, see
+   * `isRefusedWhileShuttingDown`): the driver retries only idempotent statements on such an answer, and not always
+   * on another node, so a rolling restart would fail conditional writes and some others. Bounded by `REFUSED_TRIES`.
+   */
+  private async unrefused<T>(send: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await send();
+      } catch (err) {
+        if (tries >= REFUSED_TRIES || !isRefusedWhileShuttingDown(err)) throw err;
+        await this.clock.sleep(REFUSED_PAUSE_MS);
+      }
     }
   }
 
