@@ -146,8 +146,10 @@ export class CassandraSession {
   async writeTogether(statements: readonly Statement[], during: string): Promise<void> {
     const [first] = statements;
     if (first === undefined) return;
+    // Idempotent either way, as a lone statement always was: plain writes, each at a timestamp fixed when it is first
+    // sent. A batch not marked so was failed, not sent elsewhere, when the connection under it closed.
     if (statements.length === 1) await this.execute(first.query, first.params ?? [], during, { idempotent: true });
-    else await this.batch(statements, during, { logged: false });
+    else await this.batch(statements, during, { logged: false, idempotent: true });
   }
 
   /**
