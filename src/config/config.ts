@@ -98,6 +98,8 @@ export interface DistributedConfig {
     readonly username: string | undefined;
     readonly password: string | undefined;
     readonly tls: { readonly caFile: string | undefined } | null;
+    /** `FERRY_ADDRESS_MAP`, shared with `kafka`: see `AddressMap`. */
+    readonly addressMap: AddressMap;
     /**
      * How long a claim may stay in the claiming process before it is stored; 0 stores each at once. Unset leaves
      * the store's own default (`CLAIM_STORED_AFTER_MS`).
@@ -115,8 +117,16 @@ export interface DistributedConfig {
     readonly sessionTimeoutMs: number;
     readonly tls: { readonly caFile: string | null } | null;
     readonly sasl: { readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; readonly username: string; readonly password: string } | null;
+    readonly addressMap: AddressMap;
   };
 }
+
+/**
+ * Where to connect instead, by the `host:port` under which a contact point, a bootstrap broker or the cluster itself
+ * names a Cassandra node or Kafka broker: for nodes that advertise addresses this process cannot reach directly
+ * (NAT, port forwarding, a proxy). Empty: every address as named.
+ */
+export type AddressMap = ReadonlyMap<string, string>;
 
 export function loadConfig(env: Env = process.env): Config {
   checkNoUnknownVariables(env);
@@ -263,6 +273,22 @@ function list(read: EnvReader, name: VariableName): string[] {
   return items;
 }
 
+const HOST_PORT = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:=,[\]]+):\d{1,5}$/;
+
+/** `from=to,...`, each side `host:port` (an IPv6 host in brackets). */
+function addressMap(text: string | undefined): AddressMap {
+  const map = new Map<string, string>();
+  for (const pair of (text ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+    const [from = '', to = '', ...rest] = pair.split('=').map((x) => x.trim());
+    if (rest.length > 0 || !HOST_PORT.test(from) || !HOST_PORT.test(to)) {
+      throw new ConfigError(`FERRY_ADDRESS_MAP must be comma-separated host:port=host:port pairs, got "${pair}"`);
+    }
+    if (map.has(from)) throw new ConfigError(`FERRY_ADDRESS_MAP names ${from} twice`);
+    map.set(from, to);
+  }
+  return map;
+}
+
 function distributed(read: EnvReader): DistributedConfig {
   const mechanism = read.isSet('FERRY_KAFKA_SASL_MECHANISM')
     ? read.oneOf('FERRY_KAFKA_SASL_MECHANISM', ['plain', 'scram-sha-256', 'scram-sha-512'])
@@ -271,6 +297,7 @@ function distributed(read: EnvReader): DistributedConfig {
   if (!/^[a-z][a-z0-9_]{0,47}$/.test(keyspace)) {
     throw new ConfigError(`FERRY_CASSANDRA_KEYSPACE must be lowercase letters, digits and underscores, got "${keyspace}"`);
   }
+  const map = addressMap(read.optional('FERRY_ADDRESS_MAP'));
   return Object.freeze({
     shards: read.int('FERRY_SHARDS', 1, 1024),
     cassandra: Object.freeze({
@@ -282,6 +309,7 @@ function distributed(read: EnvReader): DistributedConfig {
       password: read.optional('FERRY_CASSANDRA_PASSWORD'),
       tls: read.bool('FERRY_CASSANDRA_TLS') ? Object.freeze({ caFile: read.readableFile('FERRY_CASSANDRA_CA_FILE') ?? undefined }) : null,
       claimStoredAfterMs: read.optionalInt('FERRY_CLAIM_STORED_AFTER_MS', 0, 60_000),
+      addressMap: map,
     }),
     kafka: Object.freeze({
       brokers: list(read, 'FERRY_KAFKA_BROKERS'),
@@ -299,6 +327,7 @@ function distributed(read: EnvReader): DistributedConfig {
               username: read.optional('FERRY_KAFKA_SASL_USERNAME') ?? '',
               password: read.optional('FERRY_KAFKA_SASL_PASSWORD') ?? '',
             }),
+      addressMap: map,
     }),
   });
 }

@@ -86,6 +86,12 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_KAFKA_SASL_MECHANISM', fallback: null, description: 'SASL plain, scram-sha-256 or scram-sha-512', ...distributed },
   { name: 'FERRY_KAFKA_SASL_USERNAME', fallback: null, description: 'SASL user', ...distributed },
   { name: 'FERRY_KAFKA_SASL_PASSWORD', fallback: null, description: 'SASL password', secret: true, ...distributed },
+  {
+    name: 'FERRY_ADDRESS_MAP',
+    fallback: null,
+    description: 'comma-separated from=to pairs of host:port: a Cassandra node or Kafka broker known as from is reached at to',
+    ...distributed,
+  },
 ] as const satisfies readonly ConfigVariable[];
 
 export type VariableName = (typeof CONFIG_VARIABLES)[number]['name'];

@@ -16,6 +16,8 @@ export interface RigProcess {
   readonly watch: ShardWatch;
   readonly api: Api;
   alive: boolean;
+  /** Left out of the load while set (the process is cut off from the cluster, see `isolate`). */
+  isolated: boolean;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface FailureRig {
   readonly scheduleIds: readonly string[];
   /** Starts the load on `path` through the live processes. */
   load(path: string): Load;
+  /** The destination's URL for `path`, through the gate (arrivals recorded as for a load). */
+  url(path: string): string;
   /** An API of a live process (for reading back). */
   api(): Api;
   /** Samples of a shard claimed by two live processes at once, by their logs (two samples in a row, 200 ms apart). */
@@ -46,10 +50,18 @@ export interface FailureRig {
   kill(name: string): Promise<void>;
   /** Starts another process in place of a killed one (its name gets a `'`). */
   replace(name: string): Promise<RigProcess>;
+  /** Leaves a process out of the load (`true`) or takes it back in; it keeps running either way. */
+  isolate(name: string, isolated: boolean): void;
+  /**
+   * How the destination answers an attempt, by the name of the process that sent it, perhaps only later (the
+   * attempt is recorded when answered, as having arrived when it did); default 200 at once for all.
+   */
+  answerWith(answer: ((from: string) => number | Promise<number>) | null): void;
   close(): Promise<void>;
 }
 
-export async function startFailureRig(env: Record<string, string>, scheduleCount = 3): Promise<FailureRig> {
+/** `envOf` adds settings of one process, by name (`A`, `B`, or a replacement's). */
+export async function startFailureRig(env: Record<string, string>, scheduleCount = 3, envOf: (name: string) => Record<string, string> = () => ({})): Promise<FailureRig> {
   const dest = await startDestination({ record: false });
   const pids: number[] = [];
   const gate: ProcessGate = await startProcessGate(dest.port, sharedSelfSignedCertificate(), pids);
@@ -58,20 +70,29 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   const processes: RigProcess[] = [];
   const errorLines: string[] = [];
   let apiKey = '';
+  let answer: ((from: string) => number | Promise<number>) | null = null;
 
   const byPid = new Map<number, string>();
   const routes = new Map<string, Arrival[]>();
   const record = (path: string, list: Arrival[]): void => {
     dest.on(path, ({ request, res }) => {
       const pid = gate.ownerOf(res.socket?.remotePort);
-      list.push({
-        id: request.headers['service-request-id'] ?? '',
-        attempt: Number(request.headers['service-attempt'] ?? 0),
-        from: (pid !== undefined ? byPid.get(pid) : undefined) ?? 'unknown',
-        at: Date.now(),
-        scheduleId: request.headers['service-schedule-id'],
-      });
-      res.writeHead(200).end();
+      const from = (pid !== undefined ? byPid.get(pid) : undefined) ?? 'unknown';
+      const at = Date.now();
+      const answered = (status: number): void => {
+        list.push({
+          id: request.headers['service-request-id'] ?? '',
+          attempt: Number(request.headers['service-attempt'] ?? 0),
+          from,
+          at,
+          scheduleId: request.headers['service-schedule-id'],
+          ...(status !== 200 ? { status } : {}),
+        });
+        res.writeHead(status).end();
+      };
+      const status = answer?.(from) ?? 200;
+      if (typeof status === 'number') answered(status);
+      else void status.then(answered);
     });
   };
   const arrivalsAt = (path: string): Arrival[] => {
@@ -85,7 +106,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   };
 
   const launch = async (name: string): Promise<RigProcess> => {
-    const ferry = await startFerry({ dataDir, env: fullEnv });
+    const ferry = await startFerry({ dataDir, env: { ...fullEnv, ...envOf(name) } });
     pids.push(ferry.child.pid!);
     byPid.set(ferry.child.pid!, name);
     // Error lines, so a failed call in the ledger can be told apart (bounded: the first few per process).
@@ -95,7 +116,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       partial = lines.pop()!;
       for (const line of lines) if (/"level":"(error|fatal)"|"level":(50|60)/.test(line) && errorLines.length < 40) errorLines.push(`${name}: ${line.slice(0, 600)}`);
     });
-    const p: RigProcess = { name, ferry, watch: watchShards(ferry), api: new Api(ferry.baseUrl, apiKey), alive: true };
+    const p: RigProcess = { name, ferry, watch: watchShards(ferry), api: new Api(ferry.baseUrl, apiKey), alive: true, isolated: false };
     processes.push(p);
     return p;
   };
@@ -130,9 +151,13 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       arrivalsAt,
       scheduleArrivals: arrivalsAt('/ledger/schedules'),
       scheduleIds: [],
+      url: (path) => {
+        arrivalsAt(path);
+        return `${gate.url}${path}`;
+      },
       load: (path) => {
         arrivalsAt(path);
-        return startLoad(() => live().map((p) => p.api), `${gate.url}${path}`);
+        return startLoad(() => live().filter((p) => !p.isolated).map((p) => p.api), `${gate.url}${path}`);
       },
       api: () => live()[0]!.api,
       ownershipOverlaps,
@@ -150,6 +175,12 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       },
       async replace(name) {
         return launch(`${name}'`);
+      },
+      isolate(name, isolated) {
+        processes.find((q) => q.name === name && q.alive)!.isolated = isolated;
+      },
+      answerWith(a) {
+        answer = a;
       },
       close,
     };

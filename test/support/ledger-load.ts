@@ -8,6 +8,8 @@ export interface Call {
   readonly ms: number;
   readonly status: number;
   readonly route: 'send' | 'batch';
+  /** The base URL of the process called. */
+  readonly via: string;
 }
 
 /** A request the API acknowledged with 202: when, and through which process (its base URL). */
@@ -63,7 +65,7 @@ export function startLoad(targets: () => readonly Api[], url: string, senders = 
       // No answer (the process is gone): status 0.
     }
     const done = Date.now();
-    calls.push({ at, ms: done - at, status, route: batch ? 'batch' : 'send' });
+    calls.push({ at, ms: done - at, status, route: batch ? 'batch' : 'send', via: api.baseUrl });
     for (const id of ids) acknowledged.set(id, { at: done, via: api.baseUrl });
     return status;
   };

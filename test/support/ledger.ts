@@ -12,6 +12,8 @@ export interface Arrival {
   readonly from: string;
   readonly at: number;
   readonly scheduleId: string | undefined;
+  /** What the destination answered, when not 200. */
+  readonly status?: number;
 }
 
 /** A fault the test caused, from when it began to when the cluster was whole again. */

@@ -1,6 +1,6 @@
 import { errors, types } from 'cassandra-driver';
 import { describe, expect, it } from 'vitest';
-import { isUncertainConditionalWrite, toPortError } from '../../src/adapters/cassandra/errors.js';
+import { isRefusedWhileShuttingDown, isUncertainConditionalWrite, toPortError } from '../../src/adapters/cassandra/errors.js';
 import { StorageUnavailable } from '../../src/ports/errors.js';
 
 /** The typings declare DriverError abstract; the driver itself creates plain ones. */
@@ -37,6 +37,14 @@ describe('Cassandra driver errors', () => {
 
   it('turns a host left without connections into StorageUnavailable, not an internal error', () => {
     expect(toPortError(new Error('No connection available'), 'x')).toBeInstanceOf(StorageUnavailable);
+  });
+
+  it('tells a statement a node refused while shutting down (never started) from an overloaded node and other errors', () => {
+    const refused = new errors.ResponseError(types.responseErrorCodes.overloaded, 'Server is shutting down');
+    expect(isRefusedWhileShuttingDown(refused)).toBe(true);
+    expect(isRefusedWhileShuttingDown(toPortError(refused, 'storing requests'))).toBe(true);
+    expect(isRefusedWhileShuttingDown(new errors.ResponseError(types.responseErrorCodes.overloaded, 'Too many in flight'))).toBe(false);
+    expect(isRefusedWhileShuttingDown(new errors.ResponseError(types.responseErrorCodes.serverError, 'Server is shutting down'))).toBe(false);
   });
 
   it('lets a mistake in a statement through unchanged', () => {

@@ -123,6 +123,31 @@ describe('FERRY_CORS_ORIGINS', () => {
   });
 });
 
+describe('FERRY_ADDRESS_MAP', () => {
+  const distributed = (map?: string) => loadConfig({ FERRY_BACKEND: 'cassandra', ...(map !== undefined ? { FERRY_ADDRESS_MAP: map } : {}) }).distributed!;
+
+  it('maps nothing unless set, and the same map for Cassandra and Kafka when set', () => {
+    expect(distributed().cassandra.addressMap.size).toBe(0);
+    const d = distributed(' 10.0.0.1:9042=127.0.0.1:41001, broker-1.internal:9092=proxy.example.com:19092,[fd00::1]:9042=[::1]:41002 ');
+    expect([...d.cassandra.addressMap]).toEqual([
+      ['10.0.0.1:9042', '127.0.0.1:41001'],
+      ['broker-1.internal:9092', 'proxy.example.com:19092'],
+      ['[fd00::1]:9042', '[::1]:41002'],
+    ]);
+    expect(d.kafka.addressMap).toBe(d.cassandra.addressMap);
+  });
+
+  it.each(['10.0.0.1:9042', '10.0.0.1=127.0.0.1:41001', '10.0.0.1:9042=127.0.0.1', 'a:1=b:2=c:3', '10.0.0.1:9042=fd00::1:9042'])('refuses %s', (pair) => {
+    expect(refusal({ FERRY_BACKEND: 'cassandra', FERRY_ADDRESS_MAP: pair })).toBe(
+      `FERRY_ADDRESS_MAP must be comma-separated host:port=host:port pairs, got "${pair}"`,
+    );
+  });
+
+  it('refuses an address mapped twice', () => {
+    expect(refusal({ FERRY_BACKEND: 'cassandra', FERRY_ADDRESS_MAP: 'a:1=b:2,a:1=c:3' })).toBe('FERRY_ADDRESS_MAP names a:1 twice');
+  });
+});
+
 describe('effectiveConfig', () => {
   it('shows every variable with its value and source, secrets masked', () => {
     const shown = effectiveConfig({

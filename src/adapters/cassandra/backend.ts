@@ -47,7 +47,7 @@ export interface CassandraBackend extends Backend {
 
 /** Connects to the cluster and checks (or applies) the schema; closes the session again if that fails. */
 export async function openCassandraSession(o: CassandraSessionOptions): Promise<CassandraSession> {
-  const session = await CassandraSession.connect(o);
+  const session = await CassandraSession.connect(o, o.clock ?? systemClock);
   try {
     if (o.migrate) await migrate(session, o.replication, o.clock ?? systemClock);
     else await assertMigrated(session);

@@ -61,6 +61,16 @@ export function isUncertainConditionalWrite(err: unknown): boolean {
 }
 
 /**
+ * The node refused the statement before starting it, because it is shutting down (a clean stop, a rolling restart):
+ * Cassandra answers `Overloaded` "Server is shutting down" at dispatch. Nothing of it ran, so any statement,
+ * conditional writes included, may go to another node.
+ */
+export function isRefusedWhileShuttingDown(err: unknown): boolean {
+  const cause = err instanceof StorageUnavailable ? err.cause : err;
+  return cause instanceof errors.ResponseError && cause.code === codes.overloaded && /shutting down/i.test(cause.message);
+}
+
+/**
  * The connection to the node closed while the statement was under way (the node stopped or restarted). The driver
  * retries only idempotent statements itself; for the others this reaches us, and the write may have landed.
  */

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Client, auth, policies, types, type ArrayOrObject } from 'cassandra-driver';
-import { toPortError } from './errors.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
+import { isRefusedWhileShuttingDown, toPortError } from './errors.js';
+import { BatchLogRetryPolicy } from './retry-policy.js';
 
 /** How to reach a cluster; every field comes from the service configuration. */
 export interface CassandraConnection {
@@ -15,6 +17,11 @@ export interface CassandraConnection {
   readonly password?: string | undefined;
   /** Connect with TLS; `caFile` adds a CA to trust beside the system store. */
   readonly tls?: { readonly caFile?: string | undefined } | null | undefined;
+  /**
+   * Where to connect instead, by the `host:port` a contact point or the cluster names a node by (nodes behind NAT, a
+   * proxy): contact points are mapped before the driver sees them, the nodes it discovers by its address translator.
+   */
+  readonly addressMap?: ReadonlyMap<string, string> | undefined;
 }
 
 /**
@@ -29,6 +36,12 @@ export const CONSISTENCY = {
 
 /** Far above a healthy read's latency (a few ms; under 100 ms on a busy test machine), far below readTimeout. */
 const SPECULATIVE_DELAY_MS = 500;
+/**
+ * A statement a node refused while shutting down is sent again this many times at most, this far apart: the node
+ * stops taking connections within moments, and the driver then plans around it.
+ */
+const REFUSED_TRIES = 5;
+const REFUSED_PAUSE_MS = 200;
 
 export interface Statement {
   readonly query: string;
@@ -50,13 +63,15 @@ export class CassandraSession {
   private constructor(
     readonly client: Client,
     readonly keyspace: string,
+    private readonly clock: Pick<Clock, 'now' | 'sleep'>,
   ) {}
 
   /** Connects without a keyspace: `ferry migrate` may still have to create it. */
-  static async connect(c: CassandraConnection): Promise<CassandraSession> {
+  static async connect(c: CassandraConnection, clock: Pick<Clock, 'now' | 'sleep'> = systemClock): Promise<CassandraSession> {
     const port = sharedPort(c.contactPoints);
+    const map = c.addressMap ?? new Map<string, string>();
     const client = new Client({
-      contactPoints: [...c.contactPoints],
+      contactPoints: c.contactPoints.map((point) => map.get(point.trim()) ?? point),
       // The driver reaches the nodes it discovers (system.peers) on this port, not on the contact points' own.
       ...(port !== undefined ? { protocolOptions: { port } } : {}),
       localDataCenter: c.localDataCenter,
@@ -78,6 +93,11 @@ export class CassandraSession {
         // delay, not the read timeout. Conditional writes are never sent twice; their uncertain outcomes are
         // settled by a serial read where they are made (idempotency.ts, usage.ts, schedules/changes.ts).
         speculativeExecution: new policies.speculativeExecution.ConstantSpeculativeExecutionPolicy(SPECULATIVE_DELAY_MS, 2),
+        // A logged batch (a batch create, an ending with its callback) whose batch log write timed out is sent again
+        // for up to 40 s: until the coordinators' failure detectors convict a node that died, each of them still
+        // picks it for the batch log (retry-policy.ts). The driver's default gives up after one more timeout.
+        retry: new BatchLogRetryPolicy(() => clock.now()),
+        ...(map.size > 0 ? { addressResolution: new MappedAddresses(map) } : {}),
       },
     });
     try {
@@ -86,7 +106,7 @@ export class CassandraSession {
       await client.shutdown().catch(() => undefined);
       throw toPortError(err, 'connecting');
     }
-    return new CassandraSession(client, c.keyspace);
+    return new CassandraSession(client, c.keyspace, clock);
   }
 
   /** A table name qualified with the deployment's keyspace (CQL cannot bind identifiers). */
@@ -97,12 +117,14 @@ export class CassandraSession {
   /** Runs one statement; `during` names the operation in errors. */
   async execute(query: string, params: ArrayOrObject, during: string, options: ExecuteOptions = {}): Promise<types.ResultSet> {
     try {
-      return await this.client.execute(query, params, {
-        prepare: true,
-        isIdempotent: options.idempotent ?? false,
-        consistency: options.consistency ?? CONSISTENCY.write,
-        ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
-      });
+      return await this.unrefused(() =>
+        this.client.execute(query, params, {
+          prepare: true,
+          isIdempotent: options.idempotent ?? false,
+          consistency: options.consistency ?? CONSISTENCY.write,
+          ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
+        }),
+      );
     } catch (err) {
       throw toPortError(err, during);
     }
@@ -124,8 +146,10 @@ export class CassandraSession {
   async writeTogether(statements: readonly Statement[], during: string): Promise<void> {
     const [first] = statements;
     if (first === undefined) return;
+    // Idempotent either way, as a lone statement always was: plain writes, each at a timestamp fixed when it is first
+    // sent. A batch not marked so was failed, not sent elsewhere, when the connection under it closed.
     if (statements.length === 1) await this.execute(first.query, first.params ?? [], during, { idempotent: true });
-    else await this.batch(statements, during, { logged: false });
+    else await this.batch(statements, during, { logged: false, idempotent: true });
   }
 
   /**
@@ -134,17 +158,52 @@ export class CassandraSession {
    */
   async batch(statements: readonly Statement[], during: string, options: { logged: boolean; idempotent?: boolean }): Promise<types.ResultSet> {
     try {
-      return await this.client.batch(
-        statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
-        { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: options.idempotent ?? false },
+      return await this.unrefused(() =>
+        this.client.batch(
+          statements.map((s) => ({ query: s.query, params: s.params ?? [] })),
+          { prepare: true, logged: options.logged, consistency: CONSISTENCY.write, isIdempotent: options.idempotent ?? false },
+        ),
       );
     } catch (err) {
       throw toPortError(err, during);
     }
   }
 
+  /**
+   * Runs `send` again when a node refused it while shutting down (nothing of it ran, see
+   * `isRefusedWhileShuttingDown`): the driver retries only idempotent statements on such an answer, and not always
+   * on another node, so a rolling restart would fail conditional writes and some others. Bounded by `REFUSED_TRIES`.
+   */
+  private async unrefused<T>(send: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await send();
+      } catch (err) {
+        if (tries >= REFUSED_TRIES || !isRefusedWhileShuttingDown(err)) throw err;
+        await this.clock.sleep(REFUSED_PAUSE_MS);
+      }
+    }
+  }
+
   async close(): Promise<void> {
     await this.client.shutdown();
+  }
+}
+
+/** The driver's translator class (its typings declare only the interface; the driver checks `instanceof` it). */
+const AddressTranslator = (policies.addressResolution as unknown as { AddressTranslator: new () => policies.addressResolution.AddressTranslator })
+  .AddressTranslator;
+
+/** Translates each node's `host:port` as the cluster names it through the address map; others stay as they are. */
+class MappedAddresses extends AddressTranslator {
+  constructor(private readonly map: ReadonlyMap<string, string>) {
+    super();
+  }
+
+  override translate(address: string, port: number, callback: (endpoint: string) => void): void {
+    // The driver's own form is `address:port`, an IPv6 address unbracketed; the map may bracket it.
+    const endpoint = `${address}:${port}`;
+    callback(this.map.get(endpoint) ?? this.map.get(`[${address}]:${port}`) ?? endpoint);
   }
 }
 

@@ -16,6 +16,8 @@ const DUE_SOON_MS = 60_000;
 const CLOCKS_APART_MS = 10_000;
 /** Cancels remembered at most (see `cancelNoticed`). */
 const MAX_KNOWN_CANCELS = 10_000;
+/** Requests this process changed, remembered at most (see `changedLately`): a minute at 800 changes a second. */
+const MAX_KNOWN_CHANGES = 50_000;
 
 /**
  * What goes into the owner's working set (`DueSoon`) and what takes it out again. While a process holds a shard
@@ -30,6 +32,11 @@ export class WorkingSet implements OwnerWorkingSet {
   private readonly accepting = new Map<string, { cancelAsked: boolean }>();
   /** Requests whose cancel was noticed lately: a notice of their work arriving after it is not taken in. */
   private readonly cancelNoticed: RecentKeys;
+  /**
+   * Requests this process changed lately (claimed through a timer, delivered, ended): a notice of their work that
+   * arrives after that (held up in Kafka, or sent late by a process that was cut off) carries a state they left.
+   */
+  private readonly changedLately: RecentKeys;
 
   constructor(
     private readonly shardCount: number,
@@ -41,6 +48,7 @@ export class WorkingSet implements OwnerWorkingSet {
   ) {
     this.dueSoon = new DueSoon(shardCount);
     this.cancelNoticed = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CANCELS);
+    this.changedLately = new RecentKeys(clock, DUE_SOON_MS, MAX_KNOWN_CHANGES);
   }
 
   /** Marks `requests` as being written as accepted (see `beingAccepted`); the result ends that. */
@@ -73,12 +81,13 @@ export class WorkingSet implements OwnerWorkingSet {
    * else can have changed them: this process has held the shard since well before the request was created, or the
    * request falls due well after this process took the shard (an earlier owner changes a request only once it is
    * due, and stopped claiming before this process took the shard). `CLOCKS_APART_MS` covers clocks that differ.
+   * Nor by this process: a request it changed lately (found through its timer before the notice came) stays out.
    */
   acceptedElsewhere(requests: readonly StoredRequest[]): void {
     const soon = this.clock.now() + DUE_SOON_MS;
     for (const r of requests) {
       const held = this.epochs.held(shardOf(r.id, this.shardCount));
-      if (held === null || r.dueAt === null || r.dueAt > soon || this.cancelNoticed.has(r.id)) continue;
+      if (held === null || r.dueAt === null || r.dueAt > soon || this.cancelNoticed.has(r.id) || this.changedLately.has(r.id)) continue;
       const unchanged = r.createdAt > held.since + CLOCKS_APART_MS || r.dueAt > held.since + CLOCKS_APART_MS;
       if (unchanged) this.dueSoon.remember(r, held.epoch);
     }
@@ -90,6 +99,7 @@ export class WorkingSet implements OwnerWorkingSet {
    */
   changedHere(next: StoredRequest, basis: number): void {
     this.dueSoon.forget(next.id);
+    this.changedLately.add(next.id);
     if (isWaiting(next.status) && next.dueAt !== null && next.dueAt <= this.clock.now() + DUE_SOON_MS && !this.cancelNoticed.has(next.id)) {
       this.dueSoon.remember(next, basis);
     }
