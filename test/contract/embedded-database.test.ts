@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/adapters/embedded/database.js';
+import { PACK_BYTES } from '../../src/adapters/embedded/excerpt-packs.js';
 import { MIGRATIONS, migrate } from '../../src/adapters/embedded/migrations.js';
 import { EmbeddedRequestStore } from '../../src/adapters/embedded/requests.js';
 import { EmbeddedScheduleStore } from '../../src/adapters/embedded/schedules.js';
@@ -118,6 +120,58 @@ describe('EmbeddedDatabase group commit on the writer thread', () => {
     expect(await store.get(PROJECT_A, r.id)).toMatchObject({ attemptCount: 1, version: 3 });
     expect(await store.listAttempts(PROJECT_A, r.id)).toHaveLength(1);
     expect(db.read(() => db.statement('SELECT id FROM projects ORDER BY id').pluck().all())).toEqual(['prj_a', 'prj_c']);
+  });
+
+  it('keeps the excerpts of one group in packs and reads each back, a write that failed in the group included', async () => {
+    const { db, path } = open();
+    const store = new EmbeddedRequestStore(db);
+    const requests = Array.from({ length: 24 }, () => aRequest({ status: 'delivering' }));
+    await store.insertMany(requests);
+    const claims = await store.claimDue(T0, requests.length, T0 + 60_000);
+    expect(claims).toHaveLength(requests.length);
+    // 2 KiB of random bytes each (more than one pack's worth in all), an empty excerpt and one without a response.
+    const bodyOf = (i: number): Uint8Array | null => (i === 0 ? null : i === 1 ? new Uint8Array(0) : new Uint8Array(randomBytes(2048)));
+    const attempts = claims.map((c, i) => {
+      const body = bodyOf(i);
+      return anAttempt(c.request.id, 1, { response: body === null ? null : { headers: [['content-type', 'application/octet-stream']], body, bodyTruncated: i % 2 === 0 } });
+    });
+    const first = claims[2]!;
+    await store.recordAttempt(first, settled(attempts[2]!, { attemptCount: 1 }));
+
+    const groupsBefore = db.groupCount;
+    const results = await Promise.allSettled(
+      claims.map((c, i) =>
+        i === 2
+          ? // Collides with the attempt stored above, after the excerpt was placed: the group runs again write by write.
+            db.write('recordAttempt', { projectId: PROJECT_A, id: c.request.id, expectedVersion: c.request.version + 1, attempt: anAttempt(c.request.id, 1, { response: { headers: [], body: new Uint8Array(randomBytes(2048)), bodyTruncated: true } }), change: { set: { attemptCount: 2 } }, callback: null, usagePeriod: null })
+          : store.recordAttempt(c, settled(attempts[i]!, { attemptCount: 1 })),
+      ),
+    );
+    expect(db.groupCount - groupsBefore).toBe(1);
+    expect(results.filter((x) => x.status === 'rejected')).toHaveLength(1);
+
+    for (const [i, c] of claims.entries()) {
+      const [stored] = await store.listAttempts(PROJECT_A, c.request.id);
+      const expected = attempts[i]!.response;
+      const excerpt = (response: typeof expected | undefined) => (response == null ? null : { body: Buffer.from(response.body!), truncated: response.bodyTruncated });
+      expect(excerpt(stored?.response)).toEqual(excerpt(expected));
+    }
+    const packs = otherConnection(path).prepare('SELECT length(bytes) AS bytes FROM attempt_body_packs ORDER BY id').pluck().all() as number[];
+    expect(packs.length).toBeGreaterThan(1);
+    expect(Math.max(...packs)).toBeLessThanOrEqual(PACK_BYTES);
+  });
+
+  it('reads an excerpt stored in a row of its own, as earlier versions wrote them', async () => {
+    const { db, path } = open();
+    const store = new EmbeddedRequestStore(db);
+    const r = aRequest({ status: 'delivering' });
+    await store.insertMany([r]);
+    const [claim] = await store.claimDue(T0, 1, T0 + 60_000);
+    await store.recordAttempt(claim!, settled(anAttempt(r.id, 1, { response: { headers: [], body: null, bodyTruncated: false } }), { attemptCount: 1 }));
+    const old = new Uint8Array(randomBytes(700));
+    otherConnection(path).prepare('INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, 1, ?)').run(r.id, old);
+    const [stored] = await store.listAttempts(PROJECT_A, r.id);
+    expect(Buffer.from(stored!.response!.body!)).toEqual(Buffer.from(old));
   });
 
   it('fails fast with StorageUnavailable once too many writes are waiting', async () => {

@@ -287,6 +287,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE schedules ADD COLUMN pause_reason TEXT;
   ALTER TABLE schedules ADD COLUMN runs TEXT;
   `,
+  `
+  -- Body excerpts in packs (src/adapters/embedded/excerpt-packs.ts): the excerpts of one group commit side by side
+  -- in one row, each attempt naming its pack and the excerpt's offset and length in it. Excerpts written before
+  -- stay in attempt_bodies and are read from there.
+  CREATE TABLE attempt_body_packs (
+    id INTEGER PRIMARY KEY,
+    bytes BLOB NOT NULL
+  ) STRICT;
+  ALTER TABLE attempts ADD COLUMN body_pack INTEGER;
+  ALTER TABLE attempts ADD COLUMN body_offset INTEGER;
+  ALTER TABLE attempts ADD COLUMN body_length INTEGER;
+  `,
 ];
 
 /**

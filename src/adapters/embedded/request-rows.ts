@@ -14,6 +14,7 @@ import {
 import { statusList } from '../request-patch-columns.js';
 import { plainBytes } from './bytes.js';
 import { excerptFromStorage } from './excerpt-bytes.js';
+import type { ExcerptPacks } from './excerpt-packs.js';
 
 // Rows cross the driver as positional values: binding by name and reading keyed row objects cost a property
 // lookup or creation per column for every row.
@@ -113,29 +114,34 @@ export function requestFromValues(v: unknown): StoredRequest {
 
 export const INSERT_ATTEMPT = `INSERT INTO attempts (request_id, attempt_number, project_id, status, response_status_code,
   error_message, duration_ms, started_at, completed_at, retry, final_reason, response_headers,
-  response_body_truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  response_body_truncated, body_pack, body_offset, body_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export const INSERT_ATTEMPT_BODY = 'INSERT INTO attempt_bodies (request_id, attempt_number, body) VALUES (?, ?, ?)';
-
-/** The attempt's row, and its body excerpt's row when it captured one (see `attempt_bodies` in migrations.ts). */
-export function insertAttempt(insert: Database.Statement, insertBody: () => Database.Statement, projectId: string, a: AttemptRecord): void {
+/** The attempt's row; its body excerpt, when it captured one, goes to the group's pack. */
+export function insertAttempt(insert: Database.Statement, packs: ExcerptPacks, projectId: string, a: AttemptRecord): void {
   const r = a.response;
+  const place = r?.body == null ? null : packs.place(r.body);
   insert.run(
     a.requestId, a.attemptNumber, projectId, a.status, a.responseStatusCode, a.errorMessage, a.durationMs,
     a.startedAt, a.completedAt, a.retry === null ? null : JSON.stringify(a.retry), a.finalReason,
     r === null ? null : JSON.stringify(r.headers), r === null ? null : r.bodyTruncated ? 1 : 0,
+    place?.pack ?? null, place?.offset ?? null, place?.length ?? null,
   );
-  if (r?.body == null) return;
-  insertBody().run(a.requestId, a.attemptNumber, r.body);
 }
 
-/** For statements whose rows go through `attemptFromValues`, prepared in raw mode. */
+/**
+ * For statements whose rows go through `attemptFromValues`, prepared in raw mode. The excerpt is cut from its pack,
+ * or read from `attempt_bodies` for attempts recorded before packs. An empty excerpt is spelled out: `substr` of a
+ * pack that holds only empty excerpts is NULL, not an empty value.
+ */
 export const ATTEMPT_SELECT_LIST =
   'a.request_id, a.attempt_number, a.status, a.response_status_code, a.error_message, a.duration_ms, a.started_at, a.completed_at, a.retry, ' +
-  'a.final_reason, a.response_headers, b.body, a.response_body_truncated, b.deflated';
+  "a.final_reason, a.response_headers, coalesce(CASE a.body_length WHEN 0 THEN x'' ELSE substr(p.bytes, a.body_offset + 1, a.body_length) END, b.body), " +
+  'a.response_body_truncated, b.deflated';
 
-/** Where `ATTEMPT_SELECT_LIST` reads from: an attempt (`a`) and its body excerpt's row (`b`), when it has one. */
-export const ATTEMPT_SOURCE = 'attempts a LEFT JOIN attempt_bodies b ON b.request_id = a.request_id AND b.attempt_number = a.attempt_number';
+/** Where `ATTEMPT_SELECT_LIST` reads from: an attempt (`a`), its excerpt's pack (`p`) or older excerpt row (`b`). */
+export const ATTEMPT_SOURCE =
+  'attempts a LEFT JOIN attempt_body_packs p ON p.id = a.body_pack ' +
+  'LEFT JOIN attempt_bodies b ON a.body_pack IS NULL AND b.request_id = a.request_id AND b.attempt_number = a.attempt_number';
 
 type AttemptValues = [
   request_id: string, attempt_number: number, status: string, response_status_code: number | null,

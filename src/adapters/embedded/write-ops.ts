@@ -9,10 +9,10 @@ import { bulkActionWriteOps } from './bulk-action-rows.js';
 import { statsWriteOps } from './stats-rows.js';
 import { plainBytes } from './bytes.js';
 import type { Connection } from './connection.js';
+import { excerptPacks } from './excerpt-packs.js';
 import {
   CLAIMABLE_SQL,
   INSERT_ATTEMPT,
-  INSERT_ATTEMPT_BODY,
   INSERT_FLOW_KEY,
   INSERT_REQUEST,
   REQUEST_SELECT_LIST,
@@ -86,7 +86,7 @@ export const writeOps = {
   ): RecordedState {
     // The conditional update goes first: on conflict the op stops before the attempt is stored.
     const [status, dueAt, version] = applyChange(db, a, 'status, due_at, version') as [RecordedState['status'], number | null, number];
-    insertAttempt(db.statement(INSERT_ATTEMPT), () => db.statement(INSERT_ATTEMPT_BODY), a.projectId, a.attempt);
+    insertAttempt(db.statement(INSERT_ATTEMPT), excerptPacks(db), a.projectId, a.attempt);
     if (a.callback !== null && a.usagePeriod !== null) {
       insertRequest(db.statement(INSERT_REQUEST), a.callback);
       db.statement(COUNT_USAGE).run(a.callback.projectId, a.usagePeriod);

@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection } from './connection.js';
 import { asStorageUnavailable, writeErrorToData } from './errors.js';
+import { excerptPacks } from './excerpt-packs.js';
 import type { GroupReply, ToWriter, WriterData } from './writer-protocol.js';
 import { writeOps, type WriteOpName } from './write-ops.js';
 
@@ -20,6 +21,7 @@ const savepoint = conn.statement('SAVEPOINT write');
 const release = conn.statement('RELEASE write');
 const undo = conn.statement('ROLLBACK TO write');
 const commit = conn.statement('COMMIT');
+const packs = excerptPacks(conn);
 
 /** Flat [op name, args, …] in arrival order. */
 let queue: unknown[] = [];
@@ -74,7 +76,9 @@ function runGroup(group: unknown[]): GroupReply {
 function runWrites(group: unknown[], count: number, isolated: boolean): GroupReply | 'retry' {
   try {
     begin.run();
+    packs.startGroup();
   } catch (err) {
+    rollback();
     return failAll(count, err, 'begin');
   }
   const results: unknown[] = new Array<unknown>(count).fill(null);
@@ -102,7 +106,9 @@ function runWrites(group: unknown[], count: number, isolated: boolean): GroupRep
     }
   }
   try {
+    packs.finishGroup();
     commit.run();
+    packs.committed();
   } catch (err) {
     // Even writes that failed on their own are reported as unavailable: their failure may have depended on
     // earlier writes of the group that are now undone.
