@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendEnv, TEST_BACKEND } from '../support/deployment.js';
-import { startFailureRig, type FailureRig } from '../support/failure-rig.js';
+import { eventually } from '../support/api-client.js';
+import { startFailureRig, type FailureRig, type RigProcess } from '../support/failure-rig.js';
 import { describeLedger, readBack, scheduleLedger, settle, type Fault, type LedgerFigures } from '../support/ledger.js';
 import { quantileMs, type Load } from '../support/ledger-load.js';
 import { clusterCommand, infra, TEST_TOPOLOGY, type ClusterNode } from '../support/infra.js';
@@ -166,7 +167,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
   it('kill -9 of one Ferry process under load: its shards move to the other within the bound, nothing lost', async () => {
     let moved = 0;
     await underLoad('ferry kill -9', '/ledger/ferry-kill', async (load) => {
-      const victim = rig.processes.find((p) => p.alive && p.watch.owned().length > 0)!;
+      const victim = await owningProcess(rig);
       const f = fault(`kill -9 of Ferry ${victim.name}`);
       await rig.kill(victim.name);
       const killedAt = Date.now();
@@ -195,6 +196,19 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     }
   }, 120_000);
 });
+
+/**
+ * A live process that owns shards, once one does: the fault before (a broker lost) may have left the group
+ * rebalancing, during which no process owns any.
+ */
+async function owningProcess(rig: FailureRig): Promise<RigProcess> {
+  try {
+    return await eventually(async () => rig.processes.find((p) => p.alive && p.watch.owned().length > 0), 90_000);
+  } catch {
+    const owned = rig.processes.filter((p) => p.alive).map((p) => `${p.name}: ${JSON.stringify(p.watch.owned())}`);
+    throw new Error(`no live process owned shards within 90 s (${owned.join('; ')})`);
+  }
+}
 
 /** The broker (`kafka-N`) that leads the most partitions of `topic`. */
 async function busiestLeader(topic: string): Promise<ClusterNode> {
