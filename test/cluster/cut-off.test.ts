@@ -99,7 +99,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('a F
       rig.answerWith(null);
       rig.isolate('A', false);
       step(`A and B share the shards again, ${t.settled - t.resumed} ms after the resume`);
-      await load.acknowledgedMore(100);
+      await load.acknowledgedMore(50);
     } finally {
       await load.stop();
       for (const r of relays) r.resume();

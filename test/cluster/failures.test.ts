@@ -19,6 +19,12 @@ const CASSANDRA: readonly ClusterNode[] = ['cassandra-1', 'cassandra-2', 'cassan
 const TAKEOVER_BOUND_MS = 30_000;
 /** Requests acknowledged after a broker's loss are delivered within this: the notice goes to the new leader. */
 const RESUME_BOUND_MS = 30_000;
+/**
+ * Requests acknowledged before each fault (the load runs), after it (the load goes on), and while a node is down
+ * before it is started again (a killed Cassandra node stays down through most of its restart besides).
+ */
+const ACKNOWLEDGED_AROUND = 50;
+const ACKNOWLEDGED_WHILE_DOWN = 50;
 
 describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('losing any one node under load', () => {
   let rig: FailureRig;
@@ -60,10 +66,10 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     const load = rig.load(path);
     let extra: Record<string, unknown>;
     try {
-      await load.acknowledgedMore(100);
+      await load.acknowledgedMore(ACKNOWLEDGED_AROUND);
       step(`${name}: load running`, load);
       extra = await during(load);
-      await load.acknowledgedMore(100);
+      await load.acknowledgedMore(ACKNOWLEDGED_AROUND);
     } finally {
       await load.stop();
     }
@@ -85,7 +91,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
         const f = fault(`kill -9 ${node}`);
         await clusterCommand('kill', node);
         step(`killed ${node}`, load);
-        await load.acknowledgedMore(150);
+        await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
         await clusterCommand('start', node);
         step(`started ${node}`, load);
         await clusterCommand('wait');
@@ -148,7 +154,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
       await clusterCommand('kill', node);
       killedAt = Date.now();
       step(`killed ${node}`, load);
-      await load.acknowledgedMore(150);
+      await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
       await clusterCommand('start', node);
       await clusterCommand('wait');
       step(`${node} back, cluster whole`, load);
@@ -174,7 +180,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
       step(`killed Ferry ${victim.name}`, load);
       moved = await rig.shardsSettled(killedAt, TAKEOVER_BOUND_MS + 30_000);
       step(`its shards moved in ${moved} ms`, load);
-      await load.acknowledgedMore(150);
+      await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
       await rig.replace(victim.name);
       await rig.shardsSettled(Date.now());
       step('a new process shares the shards', load);
