@@ -128,6 +128,9 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     this.consumer.on(DISCONNECT, () => this.drop('consumer disconnected'));
     this.consumer.on(GROUP_JOIN, (e) => {
       this.lastHeard = this.clock.now();
+      // A new generation ends the last assignment even when no rebalance was announced to this member (the
+      // coordinator had dropped it while it heard nothing): until the new one is fenced, it owns nothing.
+      this.drop('new assignment');
       const assigned = e.payload.memberAssignment[this.o.topic] ?? [];
       void this.take(assigned, this.generation);
     });
