@@ -26,6 +26,7 @@
 #   FERRY_INFRA_CLUSTER_CASSANDRA_HEAP [1G]      FERRY_INFRA_CLUSTER_KAFKA_HEAP [512M]
 #   FERRY_INFRA_CLUSTER_CASSANDRA_JVM_OPTS [-XX:TieredStopAtLevel=1]
 #                                                more JVM options of the Cassandra nodes (space-separated)
+#   FERRY_INFRA_CLUSTER_KAFKA_STOP_SECONDS [10]  how long `down` lets a broker stop cleanly
 
 CL_CASSANDRA_PORT=${FERRY_INFRA_CLUSTER_CASSANDRA_PORT:-29042}
 CL_CASSANDRA_STORAGE_PORT=${FERRY_INFRA_CLUSTER_CASSANDRA_STORAGE_PORT:-27000}
@@ -34,8 +35,9 @@ CL_KAFKA_CONTROLLER_PORT=${FERRY_INFRA_CLUSTER_KAFKA_CONTROLLER_PORT:-29093}
 CL_CASSANDRA_HEAP=${FERRY_INFRA_CLUSTER_CASSANDRA_HEAP:-1G}
 # The client compiler only (C1): a node restarted under the tests' load spends much of its start compiling with C2,
 # on two cores the other nodes and Ferry share. Measured on an idle cluster (2026-11-28, `cluster stop`, `start`,
-# `wait` of cassandra-3): 8.5–8.9 s of CPU to ready against 13.9–16.3 s with C2, ready as fast; the load of the
-# tests is far below what the slower code would notice. Empty: the JVM's default (C1, then C2).
+# `wait` of cassandra-3): 8.5–8.9 s of CPU to ready against 13.9–16.3 s with C2, ready as fast; under the load
+# of test/cluster/, a restart (start to cluster whole) took 18–36 s against 45–79 s, and that load (tens of
+# requests a second) never needed the faster code. Empty: the JVM's default (C1, then C2).
 read -r -a CL_CASSANDRA_JVM_OPTS <<<"${FERRY_INFRA_CLUSTER_CASSANDRA_JVM_OPTS--XX:TieredStopAtLevel=1}"
 CL_KAFKA_HEAP=${FERRY_INFRA_CLUSTER_KAFKA_HEAP:-512M}
 
