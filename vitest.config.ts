@@ -87,8 +87,8 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      // Ferry on the three-node Cassandra and Kafka clusters of `infra.sh cluster` (test/infra/README.md): not part of
-      // the suite (test-all.sh names its projects); its files run only with FERRY_TEST_TOPOLOGY=cluster.
+      // Ferry on the three-node Cassandra and Kafka clusters of `infra.sh cluster` (test/infra/README.md): run last by
+      // test-all.sh, on its own (test-cluster.sh); its files run only with FERRY_TEST_TOPOLOGY=cluster.
       {
         test: {
           name: 'api-cluster',

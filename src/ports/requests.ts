@@ -135,6 +135,13 @@ export interface RequestStore {
    */
   cancelClaimed(claim: Claim, now: number): Promise<void>;
   /**
+   * Whether an attempt may start through `claim` now. A backend with many delivering processes answers false when
+   * this process may no longer be the request's deliverer (the request's shard moved since the claim, or may be
+   * moving); the deliverer then hands the request back instead of sending it. Answered from memory: it is asked
+   * before every attempt. Omitted: always.
+   */
+  mayStart?(claim: Claim): boolean;
+  /**
    * After a change through `claim` failed with `VersionConflict`: a claim on the request as it now stands, when all
    * that changed it since the claim is a cancel (`stillClaimed`), so the attempt can still be recorded with the cancel
    * taken into account; null when the claim was lost (taken over, or the request moved on).

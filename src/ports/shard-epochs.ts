@@ -16,4 +16,11 @@ export interface HeldEpoch {
 export interface ShardEpochs {
   /** The epoch this process holds `shard` under, or null when it does not hold it (any more). */
   held(shard: number): HeldEpoch | null;
+  /**
+   * Whether this process may start new work in `shard` now: the shard is assigned to it and no sign says it may be
+   * moving (a rebalance under way, a membership that may have lapsed without it hearing so). Holding an epoch is
+   * not enough for that: an epoch is kept through a rebalance so that attempts in flight can record their outcomes.
+   * Omitted: whenever the shard is held.
+   */
+  delivering?(shard: number): boolean;
 }

@@ -74,8 +74,9 @@ export interface ShardFence {
   /** Takes `shard` for `owner`; returns the new epoch. */
   acquire(shard: number, owner: string): Promise<number>;
   /**
-   * The shards of `held` (shard → the epoch this process holds) whose latest epoch is another, read together. A
-   * check made again and again: a takeover still being decided shows at a later check.
+   * The shards of `held` (shard → the epoch this process holds) that another process took since, with the epoch it
+   * took them at (higher than the one held), read together. A check made again and again: a takeover still being
+   * decided shows at a later check.
    */
-  superseded(held: ReadonlyMap<number, number>): Promise<Set<number>>;
+  superseded(held: ReadonlyMap<number, number>): Promise<Map<number, number>>;
 }

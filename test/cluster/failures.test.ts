@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendEnv, TEST_BACKEND } from '../support/deployment.js';
-import { startFailureRig, type FailureRig } from '../support/failure-rig.js';
+import { eventually } from '../support/api-client.js';
+import { startFailureRig, type FailureRig, type RigProcess } from '../support/failure-rig.js';
 import { describeLedger, readBack, scheduleLedger, settle, type Fault, type LedgerFigures } from '../support/ledger.js';
 import { quantileMs, type Load } from '../support/ledger-load.js';
 import { clusterCommand, infra, TEST_TOPOLOGY, type ClusterNode } from '../support/infra.js';
@@ -18,6 +19,12 @@ const CASSANDRA: readonly ClusterNode[] = ['cassandra-1', 'cassandra-2', 'cassan
 const TAKEOVER_BOUND_MS = 30_000;
 /** Requests acknowledged after a broker's loss are delivered within this: the notice goes to the new leader. */
 const RESUME_BOUND_MS = 30_000;
+/**
+ * Requests acknowledged before each fault (the load runs), after it (the load goes on), and while a node is down
+ * before it is started again (a killed Cassandra node stays down through most of its restart besides).
+ */
+const ACKNOWLEDGED_AROUND = 50;
+const ACKNOWLEDGED_WHILE_DOWN = 50;
 
 describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('losing any one node under load', () => {
   let rig: FailureRig;
@@ -59,10 +66,10 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     const load = rig.load(path);
     let extra: Record<string, unknown>;
     try {
-      await load.acknowledgedMore(100);
+      await load.acknowledgedMore(ACKNOWLEDGED_AROUND);
       step(`${name}: load running`, load);
       extra = await during(load);
-      await load.acknowledgedMore(100);
+      await load.acknowledgedMore(ACKNOWLEDGED_AROUND);
     } finally {
       await load.stop();
     }
@@ -84,7 +91,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
         const f = fault(`kill -9 ${node}`);
         await clusterCommand('kill', node);
         step(`killed ${node}`, load);
-        await load.acknowledgedMore(150);
+        await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
         await clusterCommand('start', node);
         step(`started ${node}`, load);
         await clusterCommand('wait');
@@ -147,7 +154,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
       await clusterCommand('kill', node);
       killedAt = Date.now();
       step(`killed ${node}`, load);
-      await load.acknowledgedMore(150);
+      await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
       await clusterCommand('start', node);
       await clusterCommand('wait');
       step(`${node} back, cluster whole`, load);
@@ -166,14 +173,14 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
   it('kill -9 of one Ferry process under load: its shards move to the other within the bound, nothing lost', async () => {
     let moved = 0;
     await underLoad('ferry kill -9', '/ledger/ferry-kill', async (load) => {
-      const victim = rig.processes.find((p) => p.alive && p.watch.owned().length > 0)!;
+      const victim = await owningProcess(rig);
       const f = fault(`kill -9 of Ferry ${victim.name}`);
       await rig.kill(victim.name);
       const killedAt = Date.now();
       step(`killed Ferry ${victim.name}`, load);
       moved = await rig.shardsSettled(killedAt, TAKEOVER_BOUND_MS + 30_000);
       step(`its shards moved in ${moved} ms`, load);
-      await load.acknowledgedMore(150);
+      await load.acknowledgedMore(ACKNOWLEDGED_WHILE_DOWN);
       await rig.replace(victim.name);
       await rig.shardsSettled(Date.now());
       step('a new process shares the shards', load);
@@ -195,6 +202,19 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     }
   }, 120_000);
 });
+
+/**
+ * A live process that owns shards, once one does: the fault before (a broker lost) may have left the group
+ * rebalancing, during which no process owns any.
+ */
+async function owningProcess(rig: FailureRig): Promise<RigProcess> {
+  try {
+    return await eventually(async () => rig.processes.find((p) => p.alive && p.watch.owned().length > 0), 90_000);
+  } catch {
+    const owned = rig.processes.filter((p) => p.alive).map((p) => `${p.name}: ${JSON.stringify(p.watch.owned())}`);
+    throw new Error(`no live process owned shards within 90 s (${owned.join('; ')})`);
+  }
+}
 
 /** The broker (`kafka-N`) that leads the most partitions of `topic`. */
 async function busiestLeader(topic: string): Promise<ClusterNode> {

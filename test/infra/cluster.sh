@@ -24,12 +24,21 @@
 #   FERRY_INFRA_CLUSTER_CASSANDRA_PORT [29042]   FERRY_INFRA_CLUSTER_CASSANDRA_STORAGE_PORT [27000]
 #   FERRY_INFRA_CLUSTER_KAFKA_PORT [29092]       FERRY_INFRA_CLUSTER_KAFKA_CONTROLLER_PORT [29093]
 #   FERRY_INFRA_CLUSTER_CASSANDRA_HEAP [1G]      FERRY_INFRA_CLUSTER_KAFKA_HEAP [512M]
+#   FERRY_INFRA_CLUSTER_CASSANDRA_JVM_OPTS [-XX:TieredStopAtLevel=1]
+#                                                more JVM options of the Cassandra nodes (space-separated)
+#   FERRY_INFRA_CLUSTER_KAFKA_STOP_SECONDS [10]  how long `down` lets a broker stop cleanly
 
 CL_CASSANDRA_PORT=${FERRY_INFRA_CLUSTER_CASSANDRA_PORT:-29042}
 CL_CASSANDRA_STORAGE_PORT=${FERRY_INFRA_CLUSTER_CASSANDRA_STORAGE_PORT:-27000}
 CL_KAFKA_PORT=${FERRY_INFRA_CLUSTER_KAFKA_PORT:-29092}
 CL_KAFKA_CONTROLLER_PORT=${FERRY_INFRA_CLUSTER_KAFKA_CONTROLLER_PORT:-29093}
 CL_CASSANDRA_HEAP=${FERRY_INFRA_CLUSTER_CASSANDRA_HEAP:-1G}
+# The client compiler only (C1): a node restarted under the tests' load spends much of its start compiling with C2,
+# on two cores the other nodes and Ferry share. Measured on an idle cluster (2026-11-28, `cluster stop`, `start`,
+# `wait` of cassandra-3): 8.5–8.9 s of CPU to ready against 13.9–16.3 s with C2, ready as fast; under the load
+# of test/cluster/, a restart (start to cluster whole) took 18–36 s against 45–79 s, and that load (tens of
+# requests a second) never needed the faster code. Empty: the JVM's default (C1, then C2).
+read -r -a CL_CASSANDRA_JVM_OPTS <<<"${FERRY_INFRA_CLUSTER_CASSANDRA_JVM_OPTS--XX:TieredStopAtLevel=1}"
 CL_KAFKA_HEAP=${FERRY_INFRA_CLUSTER_KAFKA_HEAP:-512M}
 
 # The datacenter of every Cassandra node (GossipingPropertyFileSnitch); keyspaces
@@ -78,7 +87,7 @@ launch_cluster_cassandra() { # node
   start_cassandra_jvm "$node" "$CL_CASSANDRA_HEAP" \
     "-Dcassandra.initial_token=${CL_TOKENS[$((n - 1))]}" \
     "-Dcassandra-rackdc.properties=file://$dir/conf/cassandra-rackdc.properties" \
-    -Dcassandra.ring_delay_ms=5000
+    -Dcassandra.ring_delay_ms=5000 "${CL_CASSANDRA_JVM_OPTS[@]}"
 }
 # -Dcassandra.ring_delay_ms=5000: a node first asks the other seeds for the
 # ring (a gossip shadow round) and, when none answers, starts alone only after
@@ -202,11 +211,14 @@ cl_wait() {
 }
 
 # Kafka's three brokers start together (a broker serves only once a majority of
-# the controllers is up) and cost little while Cassandra starts. The Cassandra
-# nodes start one after another: each start keeps both cores busy, and a node
-# should find a seed that answers.
+# the controllers is up) and cost little while Cassandra starts. Cassandra nodes
+# that have all been in the ring before (their data is kept) start together too:
+# each knows its peers from its own system tables, and much of a start is waiting
+# (the ring delay, gossip), which the others' starts then use. The nodes of a new
+# cluster start one after another: each start keeps both cores busy, and a new
+# node should find a seed that answers.
 cl_up() {
-  local t0 node pid
+  local t0 node pid together=1
   t0=$(now)
   for pkg in cassandra-driver kafkajs; do
     [[ -d $REPO/node_modules/$pkg ]] || die "the readiness probe needs the project's packages ($pkg is missing): run npm install first"
@@ -216,9 +228,18 @@ cl_up() {
   mkdir -p "$INFRA_DIR/cluster"
   for node in "${CL_KAFKA_NODES[@]}"; do cl_start "$node"; done
   for node in "${CL_CASSANDRA_NODES[@]}"; do
+    [[ -d $(svc_dir "$node")/data/data/system ]] || together=0
+  done
+  for node in "${CL_CASSANDRA_NODES[@]}"; do
     cl_start "$node"
+    [[ $together == 1 ]] && continue
     cl_wait_cassandra_node "$node" || die "$node did not come up; 'infra.sh cluster down' stops what did start"
   done
+  if [[ $together == 1 ]]; then
+    for node in "${CL_CASSANDRA_NODES[@]}"; do
+      cl_wait_cassandra_node "$node" || die "$node did not come up; 'infra.sh cluster down' stops what did start"
+    done
+  fi
   cl_wait || die "the cluster is not ready (see above); 'infra.sh cluster status' shows each node"
   for node in "${CL_NODES[@]}"; do
     pid=$(find_pid "$node")
@@ -228,10 +249,22 @@ cl_up() {
     "Kafka $(cl_endpoints "${CL_KAFKA_NODES[@]}")"
 }
 
+# Every node at once. A broker's clean shutdown waits for the controller quorum to
+# let it go, which the last broker standing no longer has: it would wait out the
+# whole SIGTERM grace (60 s). The brokers get CL_KAFKA_STOP_SECONDS instead (they
+# stop in 1-6 s otherwise); one killed then recovers its log at its next start.
+CL_KAFKA_STOP_SECONDS=${FERRY_INFRA_CLUSTER_KAFKA_STOP_SECONDS:-10}
 cl_down() {
   local node pids=() rc=0 i
   for node in "${CL_NODES[@]}"; do
-    cl_stop "$node" TERM &
+    if [[ $(kind_of "$node") == kafka ]]; then
+      (
+        STOP_SECONDS=$CL_KAFKA_STOP_SECONDS
+        cl_stop "$node" TERM
+      ) &
+    else
+      cl_stop "$node" TERM &
+    fi
     pids+=($!)
   done
   for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; done

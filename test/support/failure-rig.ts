@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Api, eventually } from './api-client.js';
 import { sharedSelfSignedCertificate } from './certs.js';
 import { TEST_SHARDS } from './deployment.js';
@@ -109,9 +111,12 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
     const ferry = await startFerry({ dataDir, env: { ...fullEnv, ...envOf(name) } });
     pids.push(ferry.child.pid!);
     byPid.set(ferry.child.pid!, name);
-    // Error lines, so a failed call in the ledger can be told apart (bounded: the first few per process).
+    // Every line goes to a file beside the deployment's data, for what the failure report cannot hold; error lines
+    // also to the report, so a failed call in the ledger can be told apart (bounded: the first few per process).
+    const logFile = join(dataDir, `ferry-${name}.log`);
     let partial = '';
     ferry.followOutput((text) => {
+      appendFileSync(logFile, text);
       const lines = (partial + text).split('\n');
       partial = lines.pop()!;
       for (const line of lines) if (/"level":"(error|fatal)"|"level":(50|60)/.test(line) && errorLines.length < 40) errorLines.push(`${name}: ${line.slice(0, 600)}`);

@@ -58,6 +58,11 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
    * lost while this member was paused and handed back at the next rebalance.
    */
   private lastEpochs: ReadonlyMap<number, number> = new Map();
+  /** When the group coordinator last answered this member (a heartbeat, a join): see `lapsed`. */
+  private lastHeard = Number.NEGATIVE_INFINITY;
+  private readonly heartbeatInterval: number;
+  /** Whether the last look found the membership lapsed (for logging the change only). */
+  private wasLapsed = false;
 
   constructor(
     kafka: Kafka,
@@ -66,6 +71,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   ) {
     this.clock = o.clock ?? systemClock;
     const heartbeatInterval = Math.max(100, Math.floor(o.sessionTimeoutMs / 10));
+    this.heartbeatInterval = heartbeatInterval;
     this.consumer = kafka.consumer({
       groupId: o.groupId,
       sessionTimeout: o.sessionTimeoutMs,
@@ -80,22 +86,51 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     });
   }
 
+  /** Empty while the membership may have lapsed (see `lapsed`): no new work is claimed then. */
   owned(): ShardScope {
-    return [...this.current.keys()];
+    return this.lapsed() ? [] : [...this.current.keys()];
   }
 
   held(shard: number): HeldEpoch | null {
     return this.epochs.get(shard) ?? null;
   }
 
+  delivering(shard: number): boolean {
+    return this.current.has(shard) && !this.lapsed();
+  }
+
+  /**
+   * True when the coordinator has not answered this member for nearly a session: it may have dropped the member
+   * and be handing its shards to another without this member hearing of it (its connections to the brokers cut
+   * off, say). The coordinator drops a member a session after the last heartbeat it received, which came before
+   * its answer, so the member stops starting work a heartbeat interval earlier than that; the new owner also has to
+   * rejoin and raise the epochs first. Writes of attempts already made go on (fenced by their epoch); new attempts
+   * wait until the group answers again, or the next assignment.
+   */
+  private lapsed(): boolean {
+    const silentMs = this.clock.now() - this.lastHeard;
+    const lapsed = silentMs > this.o.sessionTimeoutMs - this.heartbeatInterval;
+    if (lapsed !== this.wasLapsed && this.current.size > 0) {
+      if (lapsed) this.log('warn', 'no answer from the group coordinator; starting no new work until it answers', { silent_ms: silentMs });
+      else this.log('info', 'the group coordinator answers again', {});
+    }
+    this.wasLapsed = lapsed;
+    return lapsed;
+  }
+
   async start(listener: ShardListener): Promise<void> {
     this.listener = listener;
-    const { REBALANCING, GROUP_JOIN, CRASH, STOP, DISCONNECT } = this.consumer.events;
+    const { REBALANCING, GROUP_JOIN, HEARTBEAT, CRASH, STOP, DISCONNECT } = this.consumer.events;
+    this.consumer.on(HEARTBEAT, () => (this.lastHeard = this.clock.now()));
     this.consumer.on(REBALANCING, () => this.drop('rebalance'));
     this.consumer.on(CRASH, () => this.drop('consumer crashed'));
     this.consumer.on(STOP, () => this.drop('consumer stopped'));
     this.consumer.on(DISCONNECT, () => this.drop('consumer disconnected'));
     this.consumer.on(GROUP_JOIN, (e) => {
+      this.lastHeard = this.clock.now();
+      // A new generation ends the last assignment even when no rebalance was announced to this member (the
+      // coordinator had dropped it while it heard nothing): until the new one is fenced, it owns nothing.
+      this.drop('new assignment');
       const assigned = e.payload.memberAssignment[this.o.topic] ?? [];
       void this.take(assigned, this.generation);
     });
@@ -187,7 +222,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   private async verify(): Promise<void> {
     const generation = this.generation;
     const checked = this.epochs;
-    let superseded: ReadonlySet<number>;
+    let superseded: ReadonlyMap<number, number>;
     try {
       superseded = await this.o.fence.superseded(new Map([...checked].map(([shard, held]) => [shard, held.epoch])));
     } catch {
@@ -200,7 +235,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
           if (this.epochs.get(shard)?.epoch === epoch) this.epochs = without(this.epochs, shard);
           if (generation !== this.generation || this.current.get(shard) !== epoch) continue;
           this.current = without(this.current, shard);
-          this.log('warn', 'shard taken over by another process', { shard });
+          this.log('warn', 'shard taken over by another process', { shard, epoch, taken_at_epoch: superseded.get(shard) });
         } else if (this.current.get(shard) === epoch && this.clock.now() - since >= this.o.retakeAfterMs) {
           await this.retake(shard, generation);
         }

@@ -351,6 +351,12 @@ export class DeliveryEngine {
       await this.handBack(claim, 0);
       return;
     }
+    if (this.o.requests.mayStart?.(claim) === false) {
+      // The request's shard may have moved since the claim: an attempt now could go out beside its new owner's.
+      // Handed back (refused by the store if the shard has moved), so a process that still owns it tries again.
+      await this.handBack(claim, HAND_BACK_DELAY_MS);
+      return;
+    }
     const now = this.o.clock.now();
     this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null, queue: claimed.queue });
     const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, project, this.o.userAgent));

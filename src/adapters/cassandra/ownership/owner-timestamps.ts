@@ -60,9 +60,14 @@ export class OwnerTimestamps {
    * read may be stale, and its new epoch would let the stale change win), or when the epoch ran out.
    */
   next(shard: number, basis: number): bigint | null {
+    const held = this.heldSince(shard, basis);
+    return held === null ? null : this.issue(shard, held);
+  }
+
+  /** The epoch `shard` is held under now, if this process has held it without a break since epoch `basis`. */
+  heldSince(shard: number, basis: number): HeldEpoch | null {
     const held = this.epochs.held(shard);
-    if (held === null || basis < held.heldFrom || basis > held.epoch) return null;
-    return this.issue(shard, held);
+    return held === null || basis < held.heldFrom || basis > held.epoch ? null : held;
   }
 
   private issue(shard: number, held: HeldEpoch): bigint | null {

@@ -40,12 +40,16 @@ export class CassandraShardFence implements ShardFence {
    * write is read back once committed, and one still in progress shows at the next check. What keeps a superseded
    * holder from writing is the epoch every write carries, not this check; an idle process makes it every few
    * seconds, and a Paxos read per shard was most of what such a process cost the node.
+   *
+   * Only a higher epoch than the one held means a takeover (every taker raises it). A lower one, or none, is a read
+   * that missed the holder's own raise; taking it for a takeover left the shard to nobody until the next rebalance,
+   * since the group still assigned it to this process.
    */
-  async superseded(held: ReadonlyMap<number, number>): Promise<Set<number>> {
-    if (held.size === 0) return new Set();
+  async superseded(held: ReadonlyMap<number, number>): Promise<Map<number, number>> {
+    if (held.size === 0) return new Map();
     const rs = await this.session.read(`SELECT shard, epoch FROM ${this.session.table('shard_owners')} WHERE shard IN ?`, [[...held.keys()]], 'reading shard epochs');
-    const latest = new Map(rs.rows.map((row) => [row['shard'] as number, millis(row['epoch'])]));
-    return new Set([...held].filter(([shard, epoch]) => latest.get(shard) !== epoch).map(([shard]) => shard));
+    const latest = new Map(rs.rows.map((row) => [row['shard'] as number, millis(row['epoch']) ?? 0]));
+    return new Map([...held].flatMap(([shard, epoch]) => ((latest.get(shard) ?? 0) > epoch ? [[shard, latest.get(shard)!] as const] : [])));
   }
 
   private async epoch(shard: number): Promise<number | null> {

@@ -16,7 +16,7 @@ import { InFlight, mapBounded } from '../shared/concurrency.js';
 import { WriteCoalescer, type CoalescerLimits } from '../shared/write-coalescer.js';
 import { WrittenEntries } from '../shared/written-entries.js';
 import { TimerEngine, type TimerFloorSettings } from '../timers/engine.js';
-import { ClaimsOut } from './claim.js';
+import { CassandraClaim, ClaimsOut } from './claim.js';
 import { ClaimChanges } from './claim-changes.js';
 import { RequestChanges } from './changes.js';
 import { RequestClaims } from './claims.js';
@@ -109,6 +109,8 @@ export class CassandraRequestStore implements RequestStore {
   private readonly out: ClaimsOut;
   private readonly claimChanges: ClaimChanges;
   private readonly cancelQuery: string;
+  private readonly stamps: OwnerTimestamps;
+  private readonly epochs: ShardEpochs;
   private readonly singles = new WriteCoalescer<StoredRequest>(
     (group) => this.insertSingles(group),
     (r) => r.body?.byteLength ?? 0,
@@ -132,6 +134,8 @@ export class CassandraRequestStore implements RequestStore {
     });
     const expiry = new RequestExpiry(session, this.rows, clock);
     const stamps = new OwnerTimestamps(epochs, clock);
+    this.stamps = stamps;
+    this.epochs = epochs;
     this.changes = new RequestChanges(session, this.timers, options.shardCount, (task) => this.inFlight.background(task), expiry, stamps, (next, basis) => this.workingSet.changedHere(next, basis));
     // The cell is the asker's own; the condition keeps a second cancel, or one of an ended request, from landing.
     this.cancelQuery = `UPDATE ${session.table('requests')} SET cancel_asked_at = ? WHERE id = ?
@@ -248,6 +252,17 @@ export class CassandraRequestStore implements RequestStore {
     return this.inFlight.run(async () => {
       await this.claimChanges.change(claim, cancelMadeFinal(claim.request, now), 'cancelling a claimed request');
     });
+  }
+
+  /**
+   * False when the claim's change is made or lost, or this process may have lost the request's shard since the claim:
+   * it does not hold it now, someone else held it since the claim's epoch, or it may be moving
+   * (`ShardEpochs.delivering`). From memory, so every attempt can ask.
+   */
+  mayStart(claim: Claim): boolean {
+    const c = CassandraClaim.of(claim);
+    const shard = shardOf(c.request.id, this.options.shardCount);
+    return c.over === null && this.stamps.heldSince(shard, c.basis) !== null && (this.epochs.delivering?.(shard) ?? true);
   }
 
   reread(claim: Claim): Promise<Claim | null> {
