@@ -1,6 +1,6 @@
 import { KafkaJSProtocolError } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { partitionCount } from '../../src/adapters/kafka/topic.js';
+import { createWorkTopic, partitionCount } from '../../src/adapters/kafka/topic.js';
 
 /** A topic just created or a broker just restarted may not know the topic yet; that passes, other errors do not. */
 describe('work topic metadata', () => {
@@ -31,6 +31,29 @@ describe('work topic metadata', () => {
   it('gives up once the topic stays unknown past the settling time', async () => {
     const { admin } = answering(Array.from({ length: 100 }, unknownTopic));
     await expect(partitionCount(admin, 'work', 500)).rejects.toBeInstanceOf(KafkaJSProtocolError);
+  });
+
+  it('creates the topic when waiting for its leaders meets a broker that does not know it yet', async () => {
+    const { admin, calls } = answering([unknownTopic()]);
+    const created: string[] = [];
+    const creating = {
+      ...admin,
+      listTopics: async () => created,
+      createTopics: async ({ topics }: { topics: Array<{ topic: string }> }) => {
+        created.push(...topics.map((t) => t.topic));
+        throw unknownTopic();
+      },
+    };
+    await createWorkTopic(creating as never, 'work', 12, 1);
+    expect(created).toEqual(['work']);
+    expect(calls()).toBe(2);
+  });
+
+  it('does not go on after a failed creation that will not pass', async () => {
+    const { admin, calls } = answering([]);
+    const refusing = { ...admin, listTopics: async () => [], createTopics: async () => Promise.reject(new Error('not authorized')) };
+    await expect(createWorkTopic(refusing as never, 'work', 12, 1)).rejects.toThrow('not authorized');
+    expect(calls()).toBe(0);
   });
 
   it('does not ask again after an error that will not pass', async () => {

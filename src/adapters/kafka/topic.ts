@@ -23,15 +23,32 @@ export async function ensureWorkTopic(kafka: Kafka, topic: string, partitions: n
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = await admin.listTopics();
-    if (!existing.includes(topic)) {
-      const configEntries = [{ name: 'retention.ms', value: String(WORK_TOPIC_RETENTION_MS) }];
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries }] });
-    }
-    await checkPartitions(admin, topic, partitions);
+    await createWorkTopic(admin, topic, partitions, replicationFactor);
   } finally {
     await admin.disconnect();
   }
+}
+
+/** `ensureWorkTopic` on a connected admin client. */
+export async function createWorkTopic(
+  admin: Pick<Admin, 'listTopics' | 'createTopics' | 'fetchTopicMetadata'>,
+  topic: string,
+  partitions: number,
+  replicationFactor: number,
+): Promise<void> {
+  const existing = await admin.listTopics();
+  if (!existing.includes(topic)) {
+    const configEntries = [{ name: 'retention.ms', value: String(WORK_TOPIC_RETENTION_MS) }];
+    try {
+      await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: partitions, replicationFactor, configEntries }] });
+    } catch (err) {
+      // kafkajs waits for the new topic's leaders by asking for its metadata, and gives up when a broker answers
+      // that it does not know the topic yet (seen on a busy single broker): the topic is created all the same, and
+      // the check below asks again until the metadata shows it.
+      if ((err as { retriable?: unknown }).retriable !== true) throw err;
+    }
+  }
+  await checkPartitions(admin, topic, partitions);
 }
 
 /** Fails with a clear message unless the work topic exists with one partition per shard. */
@@ -46,7 +63,7 @@ export async function assertWorkTopic(kafka: Kafka, topic: string, partitions: n
   }
 }
 
-async function checkPartitions(admin: Admin, topic: string, partitions: number): Promise<void> {
+async function checkPartitions(admin: Pick<Admin, 'fetchTopicMetadata'>, topic: string, partitions: number): Promise<void> {
   const count = await partitionCount(admin, topic);
   if (count !== partitions) {
     throw new Error(`Kafka topic ${topic} has ${count} partitions but FERRY_SHARDS is ${partitions}; they must be equal.`);
