@@ -127,12 +127,14 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   };
   const live = (): RigProcess[] => processes.filter((p) => p.alive);
 
-  // Two samples in a row: a log line read a few milliseconds late is no overlap.
+  // Two samples in a row: a log line read a few milliseconds late is no overlap. What counts is where attempts may
+  // start: a process whose group coordinator went silent (its broker killed, say) still lists its shards until it
+  // hears of the new assignment, but starts nothing meanwhile.
   const ownershipOverlaps: Array<{ at: number; shard: number }> = [];
   let suspect = new Set<number>();
   const sampler = setInterval(() => {
     const seen = new Map<number, number>();
-    for (const p of live()) for (const s of p.watch.owned()) seen.set(s, (seen.get(s) ?? 0) + 1);
+    for (const p of live()) for (const s of p.watch.delivering()) seen.set(s, (seen.get(s) ?? 0) + 1);
     const now = new Set([...seen].filter(([, n]) => n > 1).map(([s]) => s));
     for (const s of now) if (suspect.has(s)) ownershipOverlaps.push({ at: Date.now(), shard: s });
     suspect = now;
