@@ -52,6 +52,12 @@ export interface LedgerFigures {
 const INTERLEAVE_MS = 5_000;
 /** How long after a fault ended its effects (a retry's backoff, a rebalance) may still show. */
 const FAULT_TAIL_MS = 15_000;
+/**
+ * How long before a fault an arrival may be whose outcome the fault kept from being recorded: the destination's
+ * answer and the outcome's write still to come, seconds on a machine as loaded as the suite's (an arrival more than a second
+ * before a process was cut off was sent again by the new owner).
+ */
+const FAULT_LEAD_MS = 3_000;
 
 /**
  * Why `id` was delivered more than once: an attempt sent again (its outcome was not recorded: the sender or the
@@ -61,7 +67,7 @@ function explain(arrivals: readonly Arrival[], faults: readonly Fault[]): string
   const [first, second] = arrivals;
   if (!first || !second) return null;
   // The latest fault whose window holds the first arrival: the one just before it, not an older one's tail.
-  const fault = faults.findLast((f) => first.at >= f.from - 1_000 && first.at <= f.to + FAULT_TAIL_MS);
+  const fault = faults.findLast((f) => first.at >= f.from - FAULT_LEAD_MS && first.at <= f.to + FAULT_TAIL_MS);
   if (!fault) return null;
   const again = second.attempt === first.attempt ? 'attempt sent again' : `attempt ${second.attempt} after ${first.attempt}`;
   const by = second.from === first.from ? `by ${first.from}` : `by ${second.from} after ${first.from}`;
