@@ -1,13 +1,14 @@
 /**
  * A response excerpt's trip alone, without HTTP: made on a "delivery" thread from a freshly read chunk, posted in
  * batches to the main thread, posted on to a "writer" thread and inserted into SQLite in one transaction a batch.
- * Two variants: `bytes` (a copy of the chunk's first bytes, cloned at each thread, stored as a BLOB: Ferry's path)
- * and `text` (the API's form, `utf8` text or `base64`, made on the delivery thread as `bodyText(bodyExcerpt(…))`,
+ * Three variants: `bytes` (a copy of the chunk's first bytes, cloned at each thread, stored as a BLOB: Ferry's path
+ * until 2026-11-28), `batched` (a batch's excerpts copied into one buffer that is transferred, then cloned once to the
+ * writer: Ferry's path now, `src/adapters/http/outcome-batch.ts`) and `text` (the API's form, `utf8` text or `base64`, made on the delivery thread as `bodyText(bodyExcerpt(…))`,
  * the string cloned, stored as TEXT: the design tried on 2026-11-28, test/bench/README.md#response-capture).
  * Prints CPU of the whole process (all threads) per excerpt and GC pauses of the three threads: figures that move less
  * than deliveries/s when the machine is shared.
  *
- *   npm run build && npx tsx test/bench/excerpt-trip.ts [--excerpts 30000] [--bytes 2048] [--rounds 3]
+ *   npm run build && npx tsx test/bench/excerpt-trip.ts [--excerpts 30000] [--bytes 2048] [--rounds 3] [--variants bytes,batched,text]
  */
 import { fileURLToPath } from 'node:url';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -20,6 +21,8 @@ const excerpts = Number(args.get('excerpts') ?? 30_000);
 const size = Number(args.get('bytes') ?? 2048);
 const rounds = Number(args.get('rounds') ?? 3);
 const BATCH = 64;
+type Variant = 'bytes' | 'text' | 'batched';
+const variants: readonly Variant[] = (args.get('variants') ?? 'bytes,batched,text').split(',') as Variant[];
 const IN_FLIGHT = 4;
 let mainGcMs = 0;
 new PerformanceObserver((list) => {
@@ -48,10 +51,26 @@ const deliveryCode = `
           const chunk = Buffer.allocUnsafeSlow(size + 256);
           template.copy(chunk);
           const start = chunk.subarray(0, size);
-          out.push(variant === 'bytes' ? { bodyStart: Uint8Array.prototype.slice.call(start, 0, size) } : { body: bodyText(bodyExcerpt(start, true)) });
+          if (variant === 'bytes') out.push({ bodyStart: Uint8Array.prototype.slice.call(start, 0, size) });
+          else if (variant === 'batched') out.push({ bodyStart: start });
+          else out.push({ body: bodyText(bodyExcerpt(start, true)) });
         }
         credit--;
-        parentPort.postMessage(out);
+        if (variant !== 'batched') parentPort.postMessage(out);
+        else {
+          // The batch's excerpts copied side by side into one buffer that is transferred, not cloned.
+          let total = 0;
+          for (const o of out) total += o.bodyStart.byteLength;
+          const buffer = new ArrayBuffer(total);
+          let at = 0;
+          for (const o of out) {
+            const view = new Uint8Array(buffer, at, o.bodyStart.byteLength);
+            view.set(o.bodyStart);
+            o.bodyStart = view;
+            at += view.byteLength;
+          }
+          parentPort.postMessage(out, [buffer]);
+        }
       }
       if (sent >= excerpts && credit === inFlight) parentPort.postMessage({ gcMs });
     };
@@ -82,7 +101,7 @@ const writerCode = `
   });
 `;
 
-async function once(variant: 'bytes' | 'text'): Promise<{ cpuUs: number; wallMs: number; gcMs: number }> {
+async function once(variant: Variant): Promise<{ cpuUs: number; wallMs: number; gcMs: number }> {
   const { bodyExcerpt } = (await import(responseModule)) as typeof Response;
   const writer = new Worker(writerCode, { eval: true });
   const delivery = new Worker(deliveryCode, { eval: true, workerData: { variant, excerpts, size, batch: BATCH, inFlight: IN_FLIGHT, responseModule } });
@@ -112,13 +131,12 @@ async function once(variant: 'bytes' | 'text'): Promise<{ cpuUs: number; wallMs:
 }
 
 console.log(`${excerpts} excerpts of ${size} bytes, batches of ${BATCH}; one warm-up run of each first`);
-await once('bytes');
-await once('text');
+for (const variant of variants) await once(variant);
 for (let r = 1; r <= rounds; r++) {
-  for (const variant of r % 2 === 1 ? (['bytes', 'text'] as const) : (['text', 'bytes'] as const)) {
+  for (const variant of r % 2 === 1 ? variants : [...variants].reverse()) {
     const { cpuUs, wallMs, gcMs } = await once(variant);
     console.log(
-      `round ${r} ${variant.padEnd(5)}: ${(cpuUs / excerpts).toFixed(1)} µs CPU an excerpt (all threads), ${((wallMs * 1000) / excerpts).toFixed(1)} µs wall, ` +
+      `round ${r} ${variant.padEnd(7)}: ${(cpuUs / excerpts).toFixed(1)} µs CPU an excerpt (all threads), ${((wallMs * 1000) / excerpts).toFixed(1)} µs wall, ` +
         `GC ${gcMs.toFixed(0)} ms (all three threads)`,
     );
   }

@@ -35,13 +35,19 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private retryAfter: string | null = null;
   private headers: HeaderEntry[] = [];
   private received = 0;
-  /** Copies, never views: a view would keep undici's chunk alive and clone its whole buffer across threads. */
+  /**
+   * Views of undici's chunks, for the attempt's lifetime only: the outcome carries a copy (`excerptViews` false) or
+   * a view its taker copies before the chunk could go anywhere else (a delivery thread packs a batch's excerpts into
+   * one buffer). A view kept on would hold the whole chunk alive and clone all of it across threads.
+   */
   private captured: Uint8Array[] = [];
   private capturedBytes = 0;
 
   constructor(
     private readonly maxResponseBytes: number,
     private readonly captureBytes: number,
+    /** Whether a one-chunk excerpt may be handed over as a view of the chunk (see `captured`). */
+    private readonly excerptViews: boolean,
     private readonly finish: (outcome: AttemptOutcome) => void,
     /** Errors that reveal a bug in the request Ferry built (see `outcomeOfError`). */
     private readonly fail: (err: unknown) => void,
@@ -77,7 +83,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.received += chunk.length;
     if (this.capturedBytes < this.captureBytes) {
       const take = Math.min(chunk.length, this.captureBytes - this.capturedBytes);
-      this.captured.push(Uint8Array.prototype.slice.call(chunk, 0, take));
+      this.captured.push(chunk.subarray(0, take));
       this.capturedBytes += take;
     }
     if (this.received > this.maxResponseBytes) this.halt(this.response());
@@ -107,7 +113,10 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   private bodyStart(): Uint8Array {
-    if (this.captured.length === 1) return this.captured[0]!;
+    if (this.captured.length === 1) {
+      const only = this.captured[0]!;
+      return this.excerptViews ? only : Uint8Array.prototype.slice.call(only);
+    }
     const start = new Uint8Array(this.capturedBytes);
     let at = 0;
     for (const piece of this.captured) {

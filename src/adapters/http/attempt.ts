@@ -8,6 +8,8 @@ export interface AttemptSettings {
   readonly allowPrivate: boolean;
   readonly maxResponseBytes: number;
   readonly userAgent: string | undefined;
+  /** Whether excerpts may come back as views of undici's chunks (see `AttemptHandler`). */
+  readonly excerptViews: boolean;
 }
 
 /**
@@ -36,6 +38,7 @@ export function runAttempt(agent: Dispatcher, req: OutboundRequest, settings: At
       settings.maxResponseBytes,
       // Never more than the bounded read takes anyway.
       Math.min(Math.max(0, req.captureBodyBytes ?? 0), settings.maxResponseBytes),
+      settings.excerptViews,
       (outcome) => {
         done();
         resolve(outcome);

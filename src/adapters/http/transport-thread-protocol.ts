@@ -24,8 +24,9 @@ export interface ThreadPrepare {
 export type ToTransportThread = { readonly sends: readonly ThreadSend[] } | { readonly prepare: ThreadPrepare } | 'abort' | 'close';
 
 /**
- * Delivery thread to main thread: the outcomes (a response's wanted headers and body excerpt included, cloned: the
- * excerpt is a copy of at most 2 KiB, never a view of a larger buffer) of the attempts that ended in one turn. An attempt the transport
+ * Delivery thread to main thread: the outcomes (a response's wanted headers and body excerpt included) of the
+ * attempts that ended in one turn; the excerpts are views of one buffer, transferred with the message
+ * (`outcome-batch.ts`). An attempt the transport
  * failed on (a fault of Ferry's own, never something a destination did) comes back with the error's text instead.
  */
 export type FromTransportThread = ReadonlyArray<readonly [id: number, outcome: TimedOutcome] | readonly [id: number, outcome: null, fault: string]>;

@@ -1,12 +1,13 @@
 // A delivery thread: runs attempts handed over by the main thread on a transport of its own, so TLS, HTTP parsing
 // and socket writes of deliveries do not take turns with the API and the engine on the main event loop.
 import { parentPort, workerData } from 'node:worker_threads';
+import { packExcerpts } from './outcome-batch.js';
 import { createHttpTransport } from './transport.js';
 import type { FromTransportThread, ThreadSend, ToTransportThread, TransportThreadData } from './transport-thread-protocol.js';
 
 if (parentPort === null) throw new Error('The delivery thread runs only as a worker thread.');
 const port = parentPort;
-const transport = createHttpTransport(workerData as TransportThreadData);
+const transport = createHttpTransport({ ...(workerData as TransportThreadData), excerptViews: true });
 let finished: Array<FromTransportThread[number]> = [];
 let replyScheduled = false;
 
@@ -36,7 +37,7 @@ async function run({ id, request }: ThreadSend): Promise<void> {
 
 function reply(): void {
   replyScheduled = false;
-  const batch: FromTransportThread = finished;
+  const batch = finished;
   finished = [];
-  port.postMessage(batch);
+  port.postMessage(batch satisfies FromTransportThread, packExcerpts(batch));
 }

@@ -28,6 +28,12 @@ export interface HttpTransportOptions {
   readonly connectTimeoutMs?: number;
   /** Tests only: opens the raw TCP connection instead of net.connect, to land a socket where DNS never pointed. */
   readonly tcpConnect?: TcpConnect;
+  /**
+   * A delivery thread's own transport: response excerpts come back as views of the chunks they were read from, for
+   * the thread to copy into the one buffer its batch of outcomes travels in (`transport-thread.ts`). Elsewhere each
+   * excerpt is a copy of its own.
+   */
+  readonly excerptViews?: boolean;
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -43,6 +49,7 @@ export function createHttpTransport(opts: HttpTransportOptions): DeliveryTranspo
     allowPrivate: opts.allowPrivateDestinations,
     maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     userAgent: opts.userAgent,
+    excerptViews: opts.excerptViews ?? false,
   };
   const connector = createGuardedConnector({
     allowPrivate: opts.allowPrivateDestinations,
