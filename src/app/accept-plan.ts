@@ -16,22 +16,34 @@ export function planRequests(count: number, now: number): PlannedRequest[] {
   return Array.from({ length: count }, () => ({ id: newRequestId(now), at: now }));
 }
 
-/** Where requests go when work is split into shards: a request naming flow keys goes to its first key's shard. */
+/** Where requests go when work is split into shards. */
 export interface RequestPlacement {
   readonly shardCount: number;
+  /**
+   * A shard this process delivers, for a request of `queue` that names no flow key, or null when such a request is
+   * better spread over every shard by its random ID (see `localShardChooser`). Absent: always spread.
+   */
+  readonly localShard?: (projectId: string, queue: string) => number | null;
+}
+
+/** What placement looks at in a request: its first flow key (null: none) and its queue. */
+export interface PlacedItem {
+  readonly firstKey: string | null;
+  readonly queue: string;
 }
 
 /**
- * `planRequests` for requests of `projectId` whose first flow keys are `firstKeys` (null: none), where work is split
- * into shards: a request with a key gets an ID on that key's shard (`flowKeyShard`), so one process sees every request that
- * names the key first and enforces its budget in full.
+ * `planRequests` for requests of `projectId`, where work is split into shards: a request with a flow key gets an ID
+ * on its first key's shard (`flowKeyShard`), so one process sees every request that names the key first and
+ * enforces its budget in full; one without goes to the shard `localShard` names, if any, else wherever its random
+ * ID falls.
  */
-export function planPlacedRequests(projectId: string, firstKeys: ReadonlyArray<string | null>, now: number, placement: RequestPlacement): PlannedRequest[] {
-  if (firstKeys.every((k) => k === null)) return planRequests(firstKeys.length, now);
-  return firstKeys.map((key) => ({
-    id: key === null ? newRequestId(now) : newRequestIdOnShard(now, flowKeyShard(projectId, key, placement.shardCount), placement.shardCount),
-    at: now,
-  }));
+export function planPlacedRequests(projectId: string, items: readonly PlacedItem[], now: number, placement: RequestPlacement): PlannedRequest[] {
+  const { shardCount, localShard } = placement;
+  return items.map(({ firstKey, queue }) => {
+    const shard = firstKey !== null ? flowKeyShard(projectId, firstKey, shardCount) : (localShard?.(projectId, queue) ?? null);
+    return { id: shard === null ? newRequestId(now) : newRequestIdOnShard(now, shard, shardCount), at: now };
+  });
 }
 
 export function encodePlan(planned: readonly PlannedRequest[]): string {

@@ -97,7 +97,7 @@ export class AcceptRequests {
     const planned =
       this.placement === null
         ? planRequests(items.length, at)
-        : planPlacedRequests(project.id, items.map((i) => i.definition.flowKeys[0] ?? null), at, this.placement);
+        : planPlacedRequests(project.id, items.map((i) => ({ firstKey: i.definition.flowKeys[0] ?? null, queue: i.definition.queue })), at, this.placement);
     const itemScope = options.itemKeyScope ?? project.id;
     if (callKey === null) return this.acceptItems(project, items, planned, false, progress, itemScope);
     const [call] = await this.guard.acquire(keyScope, [callKey], [encodePlan(planned)]);

@@ -90,6 +90,8 @@ export interface DeliveryConfig {
 export interface DistributedConfig {
   /** Shards of delivery and timer work, equal to the work topic's partitions; fixed for a deployment's life. */
   readonly shards: number;
+  /** Where accepted requests go that no flow key and no queue limit places (`localShardChooser`). */
+  readonly placement: 'local' | 'spread';
   readonly cassandra: {
     readonly contactPoints: readonly string[];
     readonly localDataCenter: string;
@@ -300,6 +302,7 @@ function distributed(read: EnvReader): DistributedConfig {
   const map = addressMap(read.optional('FERRY_ADDRESS_MAP'));
   return Object.freeze({
     shards: read.int('FERRY_SHARDS', 1, 1024),
+    placement: read.oneOf('FERRY_PLACEMENT', ['local', 'spread']),
     cassandra: Object.freeze({
       contactPoints: list(read, 'FERRY_CASSANDRA_CONTACT_POINTS'),
       localDataCenter: read.text('FERRY_CASSANDRA_LOCAL_DC'),

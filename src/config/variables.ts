@@ -61,6 +61,12 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_CORS_ORIGINS', fallback: null, description: 'comma-separated origins (https://app.example.com) whose browser pages may call the API, or * for any; unset: none' },
   { name: 'FERRY_METRICS_PORT', fallback: null, description: 'unset: /metrics on the HTTP port; set: a listener of its own (0 picks a free port)' },
   { name: 'FERRY_SHARDS', fallback: '12', description: 'shards of delivery work = partitions of the work topic', ...distributed },
+  {
+    name: 'FERRY_PLACEMENT',
+    fallback: 'local',
+    description: 'local: requests without flow keys, in queues without limits, go to shards of the process that accepted them; spread: to any shard',
+    ...distributed,
+  },
   { name: 'FERRY_CASSANDRA_CONTACT_POINTS', fallback: '127.0.0.1:9042', description: 'comma-separated host[:port] of Cassandra nodes', ...distributed },
   { name: 'FERRY_CASSANDRA_LOCAL_DC', fallback: 'datacenter1', description: 'the local datacenter', ...distributed },
   { name: 'FERRY_CASSANDRA_KEYSPACE', fallback: 'ferry', description: 'keyspace (lowercase letters, digits, _)', ...distributed },

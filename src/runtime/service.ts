@@ -45,7 +45,7 @@ import { openOnStack, type ResourceStack } from './resource-stack.js';
 import { countDeliveryEvent, statsQueries, statsRecorder } from './stats-wiring.js';
 import { openStorage } from './storage.js';
 import { servedUsage } from './usage-wiring.js';
-import { budgetGate, deliveryEngine, deliveryTransport, OCCURRENCE_GUARD_TIMINGS, scheduleFiring, watchWork } from './workers.js';
+import { budgetGate, deliveryEngine, deliveryTransport, OCCURRENCE_GUARD_TIMINGS, requestPlacement, scheduleFiring, watchWork } from './workers.js';
 
 export { DataDirInUse, embeddedDatabaseFile, migrateStorage, openBackend, projectAdmin } from './storage.js';
 
@@ -164,7 +164,6 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     stats.accepted(stored);
   };
   // A queue's first use in this process is written beside the insert; a failed write is logged and tried again later.
-  const placement = config.distributed === null ? null : { shardCount: config.distributed.shards };
   const queueUses = new QueueUses(backend.budgets, clock, (err) => log('warn', 'queue use not recorded', { error: String(err) }));
   // Every attempt must fit its budgets: read from storage here, enforced by the engine, shown by the API.
   const gate = config.roles.delivery ? budgetGate(config, backend, place, clock) : null;
@@ -173,6 +172,7 @@ async function openService(config: Config, hooks: ServiceHooks, clock: Clock, re
     resources.defer(() => gate.stop());
     telemetry.watchQueueBudgets(() => [...gate.states('queue')]);
   }
+  const placement = requestPlacement(config, place, gate);
   const budgets = budgetWiring(backend, clock, gate);
   resources.defer(() => budgets.stop());
   const acceptor = new AcceptRequests(backend.requests, leases, guard, clock, accepted, queueUses, placement);

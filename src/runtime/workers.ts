@@ -11,6 +11,8 @@ import type { Clock } from '../domain/clock.js';
 import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import { budgetShare } from '../domain/flow/shares.js';
+import type { RequestPlacement } from '../app/accept-plan.js';
+import { localShardChooser } from '../workers/placement/local-shards.js';
 import { BudgetGate } from '../workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
 import type { DeliveryEvent } from '../workers/delivery/events.js';
@@ -77,6 +79,18 @@ export function deliveryEngine(
       onDeliveryEvent(event);
     },
   });
+}
+
+/**
+ * Where this process's accepted requests go, distributed: by flow key, then (`FERRY_PLACEMENT=local`, the default,
+ * in a delivering process) on its own shards for queues without limits, else anywhere (`localShardChooser`).
+ */
+export function requestPlacement(config: Config, placement: WorkPlacement, gate: BudgetGate | null): RequestPlacement | null {
+  const distributed = config.distributed;
+  if (distributed === null) return null;
+  const owned = placement.shards;
+  if (distributed.placement === 'spread' || gate === null || owned === undefined) return { shardCount: distributed.shards };
+  return { shardCount: distributed.shards, localShard: localShardChooser(owned, (projectId, queue) => gate.limited(projectId, 'queue', queue)) };
 }
 
 /**

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { DECREASE_GAP_MS, FULL_RATE, MIN_FACTOR, RECOVERY_MS, factorAt, pushedBack, succeeded } from '../../src/domain/flow/adaptive-rate.js';
 import { admit, type NamedBudget } from '../../src/domain/flow/admission.js';
 import { Budget } from '../../src/domain/flow/budget.js';
-import { IDLE_STATE, stateUnder, sumStates, type BudgetLimits, type RateLimit } from '../../src/domain/flow/budgets.js';
+import { IDLE_STATE, stateUnder, sumStates, type BudgetConfig, type BudgetLimits, type RateLimit } from '../../src/domain/flow/budgets.js';
+import type { BudgetStore } from '../../src/ports/budgets.js';
+import { BudgetGate } from '../../src/workers/delivery/budget-gate.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { budgetShare } from '../../src/domain/flow/shares.js';
 import { flowKeyShard, shardOf } from '../../src/domain/shards.js';
 import { planPlacedRequests } from '../../src/app/accept-plan.js';
+import { localShardChooser } from '../../src/workers/placement/local-shards.js';
 import { FRESH_SCHEDULE, earliestStart, reserved, tokensAt } from '../../src/domain/flow/rate-schedule.js';
 
 const T = Date.UTC(2030, 0, 1);
@@ -243,7 +247,7 @@ describe('admission', () => {
 
 describe('distributed shares and placement', () => {
   it('a request naming keys lands on its first key\'s shard; its owner enforces the key in full, others their share', () => {
-    const planned = planPlacedRequests('prj_a', ['k1', null, 'k1', 'k2'], T, { shardCount: 16 });
+    const planned = planPlacedRequests('prj_a', ['k1', null, 'k1', 'k2'].map((firstKey) => ({ firstKey, queue: 'default' })), T, { shardCount: 16 });
     const shard = flowKeyShard('prj_a', 'k1', 16);
     expect(shardOf(planned[0]!.id, 16)).toBe(shard);
     expect(shardOf(planned[2]!.id, 16)).toBe(shard);
@@ -252,6 +256,49 @@ describe('distributed shares and placement', () => {
     expect(budgetShare('flow_key', 'prj_a', 'k1', [shard], 16)).toBe(1);
     expect(budgetShare('flow_key', 'prj_a', 'k1', [(shard + 1) % 16, (shard + 2) % 16], 16)).toBe(2 / 16);
     expect(budgetShare('queue', 'prj_a', 'default', [0, 1, 2, 3], 16)).toBe(0.25);
+  });
+
+  it("requests without keys go to the accepting process's shards in turn, unless their queue has limits", () => {
+    let owned: number[] = [3, 7, 11];
+    const limited = new Set(['prj_a/limited']);
+    const localShard = localShardChooser(() => owned, (projectId, queue) => limited.has(`${projectId}/${queue}`));
+    const placement = { shardCount: 16, localShard };
+    const items = [
+      { firstKey: null, queue: 'default' },
+      { firstKey: 'k1', queue: 'default' },
+      { firstKey: null, queue: 'default' },
+      { firstKey: null, queue: 'default' },
+      { firstKey: null, queue: 'limited' },
+    ];
+    const shards = planPlacedRequests('prj_a', items, T, placement).map((p) => shardOf(p.id, 16));
+    // The key's shard wins over the local one; the unkeyed requests take the owned shards in turn.
+    expect(shards[1]).toBe(flowKeyShard('prj_a', 'k1', 16));
+    expect(new Set([shards[0], shards[2], shards[3]])).toEqual(new Set(owned));
+    // A queue with limits is spread by the random ID: over many requests, shards nobody here owns too.
+    const spread = planPlacedRequests('prj_a', Array.from({ length: 200 }, () => ({ firstKey: null, queue: 'limited' })), T, placement);
+    expect(new Set(spread.map((p) => shardOf(p.id, 16))).size).toBeGreaterThan(3);
+    // The same queue name in another project is that project's own queue.
+    expect(owned).toContain(shardOf(planPlacedRequests('prj_b', [{ firstKey: null, queue: 'limited' }], T, placement)[0]!.id, 16));
+    // Owning nothing (before an assignment, or in a rebalance): spread.
+    owned = [];
+    expect(localShard('prj_a', 'default')).toBeNull();
+  });
+
+  it('a queue counts as limited by its rate or concurrency, not by a pause or by being used', async () => {
+    const config = (name: string, over: Partial<BudgetConfig>): BudgetConfig => ({
+      projectId: 'prj_a', kind: 'queue', name, rate: null, concurrency: null, adaptive: true, paused: false, updatedAt: T, ...over,
+    });
+    const configs = [
+      config('used', { updatedAt: null }),
+      config('paused', { paused: true }),
+      config('rated', { rate: { limit: 5, periodMs: 1_000, burst: 5 } }),
+      config('bounded', { concurrency: 2 }),
+    ];
+    const gate = new BudgetGate({ budgets: { changedSince: async () => configs } as unknown as BudgetStore, clock: new FakeClock(T) });
+    await gate.start();
+    gate.stop();
+    expect(['used', 'paused', 'rated', 'bounded', 'unknown'].map((q) => gate.limited('prj_a', 'queue', q))).toEqual([false, false, true, true, false]);
+    expect(gate.limited('prj_b', 'queue', 'rated')).toBe(false);
   });
 
   it('a deployment reads the sum of every process, and its limits decide what a rate reads', () => {

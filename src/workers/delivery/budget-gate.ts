@@ -107,6 +107,12 @@ export class BudgetGate implements BudgetStates {
     return this.configs.get(keyOf(projectId, 'queue', queue))?.concurrency ?? null;
   }
 
+  /** Whether a budget limits rate or concurrency (a pause alone, or a queue only used, limits neither). */
+  limited(projectId: string, kind: BudgetKind, name: string): boolean {
+    const config = this.configs.get(keyOf(projectId, kind, name));
+    return config !== undefined && (config.rate !== null || config.concurrency !== null);
+  }
+
   stateOf(projectId: string, kind: BudgetKind, name: string): Promise<BudgetState> {
     const b = this.live.get(keyOf(projectId, kind, name));
     if (b !== undefined) return Promise.resolve(b.state(this.o.clock.now()));
