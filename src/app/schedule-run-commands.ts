@@ -2,14 +2,13 @@ import type { Clock } from '../domain/clock.js';
 import { FerryError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import type { Acceptance } from '../domain/request.js';
-import { isActive } from '../domain/request-lifecycle/index.js';
 import { scheduleAsOf } from '../domain/schedule/enqueued-ahead.js';
 import { notBackfilled, previousRequestId, withBackfilled, withRun, type RunState } from '../domain/schedule/runs.js';
-import type { StoredSchedule } from '../domain/schedule/schedule.js';
 import { validateBackfill, validateIdempotencyKey, type BackfillInput } from '../domain/validation/index.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import { VersionConflict, type RequestStore } from '../ports/requests.js';
 import type { ScheduleStore } from '../ports/schedules.js';
+import { overlapSlotsOver, type OverlapSlots } from './overlap-slots.js';
 import type { ScheduleOccurrences } from './schedule-occurrences.js';
 import { visibleSchedule } from './schedule-queries.js';
 
@@ -29,11 +28,15 @@ const MAX_RECORD_TRIES = 10;
  * do not count toward its run limit.
  */
 export class ScheduleRunCommands {
+  private readonly slots: OverlapSlots;
+
   constructor(
     private readonly stores: ScheduleRunStores,
     private readonly occurrences: ScheduleOccurrences,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.slots = overlapSlotsOver(stores, clock);
+  }
 
   /**
    * One occurrence now, also while paused; an ended schedule is a 409, and so is one whose overlap policy is `skip`
@@ -46,10 +49,20 @@ export class ScheduleRunCommands {
     if (schedule.status === 'ended') throw new FerryError('SCHEDULE_ENDED', `Schedule ${schedule.id} has ended; it cannot be triggered.`);
     // A call repeated with its key answers the request it made, which is itself the active previous one.
     const repeated = (await this.stores.idempotency.get(schedule.id, `trigger:${key}`, now)) !== null;
-    if (!repeated && schedule.policy.overlap !== 'allow_all' && (await this.previousActive(schedule))) {
+    // Under `skip` and `buffer_one` the trigger starts the next run only if it holds the slot after the previous one.
+    const slot = repeated || schedule.policy.overlap === 'allow_all' ? null : await this.slots.take(project.id, schedule.id, previousRequestId(schedule.runs), `trigger:${key}`);
+    if (!repeated && schedule.policy.overlap !== 'allow_all' && slot === null) {
       throw new FerryError('SCHEDULE_OVERLAP', `The previous occurrence of schedule ${schedule.id} is still active, and its overlap policy is ${schedule.policy.overlap}.`);
     }
-    const accepted = await this.occurrences.trigger(project, schedule, key);
+    let accepted: Acceptance;
+    try {
+      accepted = await this.occurrences.trigger(project, schedule, key);
+    } catch (err) {
+      // Refused before anything was stored: the slot is free again. Otherwise it is kept for this key's retry.
+      if (slot !== null && err instanceof FerryError && err.code !== 'STORAGE_UNAVAILABLE') await this.slots.release(slot);
+      throw err;
+    }
+    if (slot !== null) await this.slots.fill(slot, accepted.id);
     await this.record(project, schedule.id, (runs) =>
       runs.recent.some((r) => r.requestId === accepted.id) ? null : withRun(runs, { at: now, requestId: accepted.id, outcome: 'triggered' }),
     );
@@ -77,13 +90,6 @@ export class ScheduleRunCommands {
       return next;
     });
     return created;
-  }
-
-  private async previousActive(schedule: StoredSchedule): Promise<boolean> {
-    const id = previousRequestId(schedule.runs);
-    if (id === null) return false;
-    const request = await this.stores.requests.get(schedule.projectId, id);
-    return request !== null && isActive(request.status);
   }
 
   /** Applies `change` to the stored run state (null: nothing to record), again on every conflict. */

@@ -12,6 +12,7 @@ import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import { budgetShare } from '../domain/flow/shares.js';
 import type { RequestPlacement } from '../app/accept-plan.js';
+import { overlapSlotsOver } from '../app/overlap-slots.js';
 import { localShardChooser } from '../workers/placement/local-shards.js';
 import { BudgetGate } from '../workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
@@ -124,6 +125,7 @@ export function scheduleFiring(
     schedules: backend.schedules,
     fire: (schedule, at, dueAt) => occurrences.fire(schedule, at, dueAt),
     requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
+    overlap: overlapSlotsOver(backend, clock),
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
     idlePollMs: config.delivery.idlePollMs,

@@ -147,6 +147,25 @@ describe('schedule policy, trigger and backfill', () => {
     expect((await trigger(api, all.id)).status).toBe(202);
   });
 
+  it('triggers racing under skip or buffer_one start one run: one 202, the others 409, one request', async () => {
+    const { api, schedules } = await scheduleProject(f);
+    for (const overlap of ['skip', 'buffer_one']) {
+      const s = await created(schedules, { policy: { overlap } });
+      const keys = Array.from({ length: 8 }, () => newKey());
+      const answers = await Promise.all(keys.map((key) => trigger(api, s.id, key)));
+      const won = answers.filter((a) => a.status === 202);
+      expect(won, JSON.stringify(answers.map((a) => a.body))).toHaveLength(1);
+      for (const lost of answers.filter((a) => a.status !== 202)) expectError(lost, 409, 'SCHEDULE_OVERLAP');
+      expect((await scheduleRequests(api, s.id)).map((r) => r.id)).toEqual([won[0]!.body.data.id]);
+      expect((await schedules.detail(s.id)).run_counts.triggered).toBe(1);
+      // The winner's key, repeated, answers its request again.
+      const winner = keys[answers.indexOf(won[0]!)]!;
+      const again = await trigger(api, s.id, winner);
+      expect(again.status).toBe(202);
+      expect(again.body.data.id).toBe(won[0]!.body.data.id);
+    }
+  });
+
   it('backfill: each instant of [from, to) once, however often asked; only what the call created is counted', async () => {
     const { api, schedules } = await scheduleProject(f);
     const s = await created(schedules);

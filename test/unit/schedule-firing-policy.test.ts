@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedBackend, type EmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import { OverlapSlots } from '../../src/app/overlap-slots.js';
 import { newScheduleId } from '../../src/domain/ids.js';
 import type { RequestStatus } from '../../src/domain/request.js';
 import { scheduleAsOf } from '../../src/domain/schedule/enqueued-ahead.js';
@@ -79,6 +80,7 @@ function firing(clock: FakeClock, leadMs = 0) {
   const statuses = new Map<string, RequestStatus>();
   const fired: Array<{ at: number; now: number; requestId: string }> = [];
   const events: SchedulerEvent[] = [];
+  const overlap = new OverlapSlots(backend.idempotency, (_projectId, id) => track(async () => statuses.get(id) ?? null), clock);
   const worker = new ScheduleFiring({
     schedules: backend.schedules,
     fire: (_schedule, at) =>
@@ -89,6 +91,7 @@ function firing(clock: FakeClock, leadMs = 0) {
         return { outcome: 'enqueued' as const, requestId };
       }),
     requestStatus: (_projectId, id) => track(async () => statuses.get(id) ?? null),
+    overlap,
     withdraw: () => track(async () => undefined),
     clock,
     idlePollMs: 5 * MINUTE,
@@ -115,7 +118,7 @@ function firing(clock: FakeClock, leadMs = 0) {
   };
   const start = async (): Promise<void> => (worker.start(), settle());
   const errors = () => events.filter((e) => e.type === 'scheduler_error');
-  return { fired, statuses, advanceTo, start, errors };
+  return { fired, statuses, advanceTo, start, errors, overlap };
 }
 
 describe('the schedule policy at firing', () => {
@@ -139,6 +142,27 @@ describe('the schedule policy at firing', () => {
     ]);
 
     w.statuses.set('req_1', 'failed');
+    await w.advanceTo(T1 + 2 * MINUTE);
+    expect(w.fired.map((f) => f.at)).toEqual([T1, T1 + 2 * MINUTE]);
+    expect(w.errors()).toEqual([]);
+  });
+
+  it('skip: a run another starter began after the latest one, not yet in the run state, counts as the previous one', async () => {
+    const clock = new FakeClock(T0);
+    const s = await aSchedule({ overlap: 'skip' });
+    const w = firing(clock);
+    await w.start();
+    await w.advanceTo(T1);
+    w.statuses.set('req_1', 'succeeded');
+    // A trigger took the slot after req_1 and created its request; its record in the run state has not landed.
+    const slot = (await w.overlap.take(PROJECT, s.id, 'req_1', 'trigger:k'))!;
+    await w.overlap.fill(slot, 'req_trigger');
+    w.statuses.set('req_trigger', 'delivering');
+    await w.advanceTo(T1 + MINUTE);
+    expect(w.fired.map((f) => f.at)).toEqual([T1]);
+    expect((await stored(s.id)).lastRunOutcome).toBe('skipped_overlap');
+    // Once it has ended, the next occurrence fires.
+    w.statuses.set('req_trigger', 'succeeded');
     await w.advanceTo(T1 + 2 * MINUTE);
     expect(w.fired.map((f) => f.at)).toEqual([T1, T1 + 2 * MINUTE]);
     expect(w.errors()).toEqual([]);

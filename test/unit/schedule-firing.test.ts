@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openEmbeddedBackend, type EmbeddedBackend } from '../../src/adapters/embedded/backend.js';
+import { OverlapSlots } from '../../src/app/overlap-slots.js';
 import { newScheduleId } from '../../src/domain/ids.js';
 import type { StoredSchedule } from '../../src/domain/schedule/schedule.js';
 import type { FiredOccurrence } from '../../src/domain/schedule/runs.js';
@@ -127,6 +128,7 @@ function firing(clock: FakeClock, fire: Fire = async () => 'enqueued', failLooks
         return { outcome, requestId: null };
       }),
     requestStatus: async () => null,
+    overlap: new OverlapSlots(backend.idempotency, async () => null, clock),
     withdraw: (schedule, at, asOf) =>
       track(async () => {
         withdrawn.push({ id: schedule.id, at, now: clock.now(), asOf, revision: schedule.updatedAt });

@@ -5,6 +5,7 @@ import { firesAt } from '../../domain/schedule/jitter.js';
 import { isPastEnd, overlapDecision, shouldPauseAfterFailure } from '../../domain/schedule/policy.js';
 import { previousRequestId, withRun, type FiredOccurrence, type RunState } from '../../domain/schedule/runs.js';
 import type { PauseReason, RunOutcome, StoredSchedule } from '../../domain/schedule/schedule.js';
+import type { OverlapSlot, OverlapSlots } from '../../app/overlap-slots.js';
 import type { SchedulerEvent } from './events.js';
 
 /**
@@ -33,6 +34,8 @@ export interface FiringStepsDeps {
   readonly fire: (schedule: StoredSchedule, at: number, dueAt: number) => Promise<FiredOccurrence>;
   /** The status of a request of the schedule's project; null when it is gone. */
   readonly requestStatus: (projectId: string, requestId: string) => Promise<RequestStatus | null>;
+  /** One run at a time under `skip` and `buffer_one`, whoever starts it (see `OverlapSlots`). */
+  readonly overlap: Pick<OverlapSlots, 'take' | 'fill' | 'release'>;
   readonly emit: (event: SchedulerEvent) => void;
 }
 
@@ -57,8 +60,9 @@ export class FiringSteps {
     if (runs.upcoming !== null) {
       // The timer was a look at a buffered occurrence: it runs, late, as soon as the previous request has ended.
       const buffered = runs.buffered;
-      if (buffered !== null && !(await this.previousActive(s, runs))) {
-        const made = await this.fireAt(s, buffered, now);
+      const slot = buffered === null ? null : await this.slotAfterPrevious(s, runs, buffered);
+      if (buffered !== null && slot !== null) {
+        const made = await this.fireAt(s, buffered, now, slot);
         apply((r) => ({ ...withRun(r, { at: buffered, requestId: made.requestId, outcome: made.outcome }), buffered: null }));
       }
       const upcoming = runs.upcoming;
@@ -87,10 +91,11 @@ export class FiringSteps {
       }
     }
 
-    const decision = s.policy.overlap === 'allow_all' ? 'fire' : overlapDecision(s.policy, await this.previousActive(s, runs), runs.buffered !== null);
+    const slot = s.policy.overlap === 'allow_all' ? null : await this.slotAfterPrevious(s, runs, at);
+    const decision = s.policy.overlap === 'allow_all' ? 'fire' : overlapDecision(s.policy, slot === null, runs.buffered !== null);
     let fired: FiringStep['fired'] = null;
     if (decision === 'fire') {
-      const made = await this.fireAt(s, at, now);
+      const made = await this.fireAt(s, at, now, slot);
       apply((r) => withRun(r, { at, requestId: made.requestId, outcome: made.outcome }));
       fired = { at, outcome: made.outcome };
     } else if (decision === 'skip') {
@@ -133,18 +138,20 @@ export class FiringSteps {
     return runs.buffered === null ? next : Math.min(next, now + BUFFER_LOOK_MS);
   }
 
-  private async fireAt(s: StoredSchedule, at: number, now: number): Promise<FiredOccurrence> {
+  /**
+   * Fires the occurrence at `at`, under `slot` when the policy allows one run at a time. A firing that throws keeps
+   * its slot: it may have created the request, and firing it again (the same starter) finds both.
+   */
+  private async fireAt(s: StoredSchedule, at: number, now: number, slot: OverlapSlot | null): Promise<FiredOccurrence> {
     const made = await this.d.fire(s, at, firesAt(s, at));
+    if (slot !== null) await (made.requestId === null ? this.d.overlap.release(slot) : this.d.overlap.fill(slot, made.requestId));
     this.d.emit({ type: 'occurrence_fired', scheduleId: s.id, at, outcome: made.outcome, firedAt: now });
     return made;
   }
 
-  /** Whether the request of the latest occurrence or trigger is still under way. */
-  private async previousActive(s: StoredSchedule, runs: RunState): Promise<boolean> {
-    const id = previousRequestId(runs);
-    if (id === null) return false;
-    const status = await this.d.requestStatus(s.projectId, id);
-    return status !== null && isActive(status);
+  /** The slot for the occurrence at `at` to run after the latest occurrence or trigger; null while a run is under way. */
+  private slotAfterPrevious(s: StoredSchedule, runs: RunState, at: number): Promise<OverlapSlot | null> {
+    return this.d.overlap.take(s.projectId, s.id, previousRequestId(runs), `occurrence:${at}`);
   }
 
   /**

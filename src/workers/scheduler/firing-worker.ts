@@ -5,6 +5,7 @@ import type { FiredOccurrence } from '../../domain/schedule/runs.js';
 import type { SchedulePatch, StoredSchedule } from '../../domain/schedule/schedule.js';
 import { VersionConflict, type ShardScope } from '../../ports/requests.js';
 import type { ScheduleStore } from '../../ports/schedules.js';
+import type { OverlapSlots } from '../../app/overlap-slots.js';
 import type { SchedulerEvent } from './events.js';
 import { FiringSteps, type FiringStep } from './firing-steps.js';
 
@@ -14,6 +15,8 @@ export interface ScheduleFiringOptions {
   readonly fire: (schedule: StoredSchedule, at: number, dueAt: number) => Promise<FiredOccurrence>;
   /** The status of a request, for the policy's overlap and failure rules; null when it is gone. */
   readonly requestStatus: (projectId: string, requestId: string) => Promise<RequestStatus | null>;
+  /** One run at a time under `skip` and `buffer_one` (see `OverlapSlots`). */
+  readonly overlap: Pick<OverlapSlots, 'take' | 'fill' | 'release'>;
   /**
    * Withdraws the occurrence at `at` that `schedule` (as read before firing) fired, unless its request was created by
    * `asOf`: the schedule changed before that instant, so what was fired no longer applies.
@@ -67,7 +70,7 @@ export class ScheduleFiring {
   private readonly steps: FiringSteps;
 
   constructor(private readonly o: ScheduleFiringOptions) {
-    this.steps = new FiringSteps({ fire: o.fire, requestStatus: o.requestStatus, emit: (e) => this.emit(e) });
+    this.steps = new FiringSteps({ fire: o.fire, requestStatus: o.requestStatus, overlap: o.overlap, emit: (e) => this.emit(e) });
   }
 
   start(): void {
