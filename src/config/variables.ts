@@ -63,8 +63,8 @@ export const CONFIG_VARIABLES = [
   { name: 'FERRY_SHARDS', fallback: '12', description: 'shards of delivery work = partitions of the work topic', ...distributed },
   {
     name: 'FERRY_PLACEMENT',
-    fallback: 'local',
-    description: 'local: requests without flow keys, in queues without limits, go to shards of the process that accepted them; spread: to any shard',
+    fallback: 'spread',
+    description: 'spread: requests without flow keys go to the shard their ID falls in; local: those in queues without limits go to shards of the process that accepted them',
     ...distributed,
   },
   { name: 'FERRY_CASSANDRA_CONTACT_POINTS', fallback: '127.0.0.1:9042', description: 'comma-separated host[:port] of Cassandra nodes', ...distributed },

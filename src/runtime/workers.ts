@@ -83,7 +83,7 @@ export function deliveryEngine(
 }
 
 /**
- * Where this process's accepted requests go, distributed: by flow key, then (`FERRY_PLACEMENT=local`, the default,
+ * Where this process's accepted requests go, distributed: by flow key, then (`FERRY_PLACEMENT=local`, not the default,
  * in a delivering process) on its own shards for queues without limits, else anywhere (`localShardChooser`).
  */
 export function requestPlacement(config: Config, placement: WorkPlacement, gate: BudgetGate | null): RequestPlacement | null {

@@ -32,6 +32,9 @@ describe.skipIf(TEST_BACKEND !== 'cassandra')('a cancel reaches the owner that h
   beforeAll(async () => {
     dest = await startDestination();
     pair = await startOwnerPair(dest, {
+      // Requests accepted through one process must land in the other's shards too, as those placed by a flow key
+      // or a limited queue do: spread them by their IDs.
+      FERRY_PLACEMENT: 'spread',
       FERRY_ROLES: 'api,delivery',
       FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true',
       FERRY_DELIVERY_CA_FILE: dest.certFile,
