@@ -1,8 +1,8 @@
 import type { ShardScope } from '../../ports/requests.js';
 
 /**
- * Where a delivering process places the requests it accepts that name no flow key: on the shards it owns, taken in
- * turn, unless their queue has limits. Placed there, a request is delivered by the process that accepted it: no
+ * With `FERRY_PLACEMENT=local`, where a delivering process places the requests it accepts that name no flow key: on
+ * the shards it owns, taken in turn, unless their queue has limits. Placed there, a request is delivered by the process that accepted it: no
  * notice travels to another owner through Kafka (with N processes and requests spread by their random IDs, N−1 of
  * every N requests did: produced, fetched and committed, and fetched alone at a few hundred a second), and the
  * process keeps it in its working set from the insert on. Behind a load balancer that spreads calls evenly, the
