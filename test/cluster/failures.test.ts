@@ -17,8 +17,14 @@ import { clusterCommand, infra, TEST_TOPOLOGY, type ClusterNode } from '../suppo
 const CASSANDRA: readonly ClusterNode[] = ['cassandra-1', 'cassandra-2', 'cassandra-3'];
 /** README.md (Failover): the session timeout plus one rebalance, about 7 s with 6 s; room for a busy machine. */
 const TAKEOVER_BOUND_MS = 30_000;
-/** Requests acknowledged after a broker's loss are delivered within this: the notice goes to the new leader. */
-const RESUME_BOUND_MS = 30_000;
+/**
+ * Requests acknowledged after a broker's loss are delivered within this: Kafka's own failover first (the controller
+ * fences the broker, the group's coordinator moves and loads the group, members rejoin), then one rebalance and the
+ * fences. Under 30 s in earlier whole runs of the suite; 48 and 53 s in the two whole runs of a day the machine ran at
+ * half its usual speed (test/bench/README.md#losing-a-node-of-the-three-node-clusters). A shard that never resumes
+ * still fails it, and so does the ledger.
+ */
+const RESUME_BOUND_MS = 90_000;
 /**
  * Requests acknowledged before each fault (the load runs), after it (the load goes on), and while a node is down
  * before it is started again (a killed Cassandra node stays down through most of its restart besides).
