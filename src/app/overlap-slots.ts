@@ -81,7 +81,12 @@ function slotKey(after: string | null): string {
   return `overlap-after:${after ?? 'none'}`;
 }
 
+/** A request's status as `requests` stores it; null when it is gone. */
+export function requestStatusIn(requests: RequestStore): (projectId: string, requestId: string) => Promise<RequestStatus | null> {
+  return async (projectId, id) => (await requests.get(projectId, id))?.status ?? null;
+}
+
 /** The slots over a backend's stores: claims in its idempotency store, requests' states read from its request store. */
 export function overlapSlotsOver(stores: { readonly idempotency: IdempotencyStore; readonly requests: RequestStore }, clock: Clock): OverlapSlots {
-  return new OverlapSlots(stores.idempotency, async (projectId, id) => (await stores.requests.get(projectId, id))?.status ?? null, clock);
+  return new OverlapSlots(stores.idempotency, requestStatusIn(stores.requests), clock);
 }

@@ -12,7 +12,7 @@ import type { Backend } from '../ports/backend.js';
 import type { DeliveryTransport } from '../ports/delivery-transport.js';
 import { budgetShare } from '../domain/flow/shares.js';
 import type { RequestPlacement } from '../app/accept-plan.js';
-import { overlapSlotsOver } from '../app/overlap-slots.js';
+import { overlapSlotsOver, requestStatusIn } from '../app/overlap-slots.js';
 import { localShardChooser } from '../workers/placement/local-shards.js';
 import { BudgetGate } from '../workers/delivery/budget-gate.js';
 import { DeliveryEngine } from '../workers/delivery/engine.js';
@@ -124,7 +124,7 @@ export function scheduleFiring(
   return new ScheduleFiring({
     schedules: backend.schedules,
     fire: (schedule, at, dueAt) => occurrences.fire(schedule, at, dueAt),
-    requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
+    requestStatus: requestStatusIn(backend.requests),
     overlap: overlapSlotsOver(backend, clock),
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,

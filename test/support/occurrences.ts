@@ -13,7 +13,7 @@ import type { ScheduleStore } from '../../src/ports/schedules.js';
 import type { SchedulerEvent } from '../../src/workers/scheduler/events.js';
 import { ScheduleFiring } from '../../src/workers/scheduler/firing-worker.js';
 import { openTestBackend } from './deployment.js';
-import { overlapSlotsOver } from '../../src/app/overlap-slots.js';
+import { overlapSlotsOver, requestStatusIn } from '../../src/app/overlap-slots.js';
 
 /*
  * Looking at a deployment's schedule occurrences behind the API: which request each occurrence made, and firing
@@ -115,7 +115,7 @@ export function firingWorker(
   const worker = new ScheduleFiring({
     schedules: opts.schedules ?? backend.schedules,
     fire: (schedule, at) => occurrences.fire(schedule, at),
-    requestStatus: async (projectId, id) => (await backend.requests.get(projectId, id))?.status ?? null,
+    requestStatus: requestStatusIn(backend.requests),
     overlap: overlapSlotsOver(backend, clock),
     withdraw: (schedule, at, asOf) => withdrawal.withdraw(schedule, at, asOf),
     clock,
