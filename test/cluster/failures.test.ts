@@ -19,10 +19,11 @@ const CASSANDRA: readonly ClusterNode[] = ['cassandra-1', 'cassandra-2', 'cassan
 const TAKEOVER_BOUND_MS = 30_000;
 /**
  * Requests acknowledged after a broker's loss are delivered within this: Kafka's own failover first (the controller
- * fences the broker, the group's coordinator moves and loads the group, members rejoin), then one rebalance and the
- * fences. Under 30 s in earlier whole runs of the suite; 48 and 53 s in the two whole runs of a day the machine ran at
- * half its usual speed (test/bench/README.md#losing-a-node-of-the-three-node-clusters). A shard that never resumes
- * still fails it, and so does the ledger.
+ * fences the broker, the group's coordinator moves and loads the group), the members finding the new coordinator,
+ * then at most one rebalance and the fences. 4–34 s measured (test/bench/README.md#losing-a-node-of-the-three-node-clusters),
+ * the slowest part being attempts that take seconds while the restarted broker's JVM and the rest share two cores;
+ * room for a machine at half speed. A member that waits for the dead coordinator to come back (as kafkajs alone did)
+ * stalls for the whole outage and fails it, and so does a shard that never resumes, and the ledger.
  */
 const RESUME_BOUND_MS = 90_000;
 /**
@@ -155,7 +156,8 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     const path = '/ledger/kafka-kill';
     let killedAt = 0;
     const { load } = await underLoad('kafka leader kill -9', path, async (load) => {
-      const node = await busiestLeader(backendEnv(rig.dataDir).FERRY_KAFKA_TOPIC!);
+      const env = backendEnv(rig.dataDir);
+      const node = await busiestLeader(env.FERRY_KAFKA_TOPIC!, env.FERRY_KAFKA_GROUP!);
       const f = fault(`kill -9 ${node}`);
       await clusterCommand('kill', node);
       killedAt = Date.now();
@@ -173,6 +175,8 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     const worst = Math.max(...after.map(([id, a]) => first.get(id)! - a.at));
     const firstDelivered = Math.min(...after.map(([id]) => first.get(id)!)) - killedAt;
     console.log(`kafka leader kill: first request acknowledged after the kill delivered ${firstDelivered} ms after it; worst acknowledgement-to-arrival of those: ${worst} ms`);
+    const slowest = after.map(([id, a]) => ({ id, acknowledged: a.at - killedAt, waited: first.get(id)! - a.at, via: a.via })).sort((a, b) => b.waited - a.waited);
+    console.log(`the slowest (ms after the kill, ms waited): ${JSON.stringify(slowest.slice(0, 5))}`);
     expect(worst).toBeLessThan(RESUME_BOUND_MS);
   }, 600_000);
 
@@ -222,17 +226,31 @@ async function owningProcess(rig: FailureRig): Promise<RigProcess> {
   }
 }
 
-/** The broker (`kafka-N`) that leads the most partitions of `topic`. */
-async function busiestLeader(topic: string): Promise<ClusterNode> {
+/**
+ * The broker (`kafka-N`) that leads the most partitions of `topic`; among brokers leading as many, the coordinator of
+ * `group` (the leader of its `__consumer_offsets` partition), whose loss the members must notice and look past.
+ */
+async function busiestLeader(topic: string, group: string): Promise<ClusterNode> {
   const admin = new Kafka({ brokers: [...infra.kafka.brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic, '__consumer_offsets'] });
+    const work = topics.find((t) => t.name === topic)!;
+    const offsets = topics.find((t) => t.name === '__consumer_offsets')!;
+    const coordinator = offsets.partitions.find((p) => p.partitionId === offsetsPartitionOf(group, offsets.partitions.length))!.leader;
     const led = new Map<number, number>();
-    for (const p of topics[0]!.partitions) led.set(p.leader, (led.get(p.leader) ?? 0) + 1);
-    const [leader] = [...led].sort((a, b) => b[1] - a[1])[0]!;
+    for (const p of work.partitions) led.set(p.leader, (led.get(p.leader) ?? 0) + 1);
+    const [leader] = [...led].sort((a, b) => b[1] - a[1] || Number(b[0] === coordinator) - Number(a[0] === coordinator))[0]!;
+    console.log(`work partitions led ${JSON.stringify(Object.fromEntries(led))}; group coordinator ${coordinator}; killing ${leader}`);
     return `kafka-${leader}` as ClusterNode;
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Kafka's placement of a group in `__consumer_offsets`: Java's `String.hashCode` of its ID, made positive. */
+function offsetsPartitionOf(group: string, partitions: number): number {
+  let hash = 0;
+  for (let i = 0; i < group.length; i++) hash = (Math.imul(hash, 31) + group.charCodeAt(i)) | 0;
+  return (hash & 0x7fffffff) % partitions;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { connect, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { Kafka, logLevel, type ISocketFactory, type SASLOptions } from 'kafkajs';
+import { findLostGroupCoordinators } from './coordinator-fix.js';
 import { skipIdleRequestQueueChecks } from './request-queue-fix.js';
 
 /** How to reach a Kafka cluster; every field comes from the service configuration. */
@@ -20,6 +21,7 @@ export type KafkaLog = (level: 'info' | 'warn' | 'error', message: string, field
 /** A client whose own log lines (warnings and errors only) go to the service log. */
 export function createKafka(c: KafkaConnection, log: KafkaLog): Kafka {
   skipIdleRequestQueueChecks();
+  findLostGroupCoordinators();
   return new Kafka({
     clientId: c.clientId,
     brokers: [...c.brokers],
