@@ -1,34 +1,21 @@
-import type { Clock, TimerHandle } from '../../domain/clock.js';
-import type { Admission, NamedBudget } from '../../domain/flow/admission.js';
-import { backoffDelayMs, type BackoffConfig } from '../../domain/delivery/backoff.js';
-import { decideAttempt, type RetryConfig } from '../../domain/delivery/policy.js';
-import { settleAttempt } from '../../domain/request-lifecycle/index.js';
-import type { DeliveryTransport } from '../../ports/delivery-transport.js';
-import { VersionConflict, type Claim, type RequestStore, type ShardScope } from '../../ports/requests.js';
+import type { TimerHandle } from '../../domain/clock.js';
+import type { Claim, ShardScope } from '../../ports/requests.js';
 import type { BudgetGate } from './budget-gate.js';
+import { ClaimWork, HAND_BACK_DELAY_MS, type ClaimWorkOptions } from './claim-work.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
 import { WaitingRoom } from './waiting-room.js';
 import { ConnectionWarmUp } from './warm-up.js';
-import { outboundRequest } from './outbound.js';
-import type { ProjectDelivery } from './project-delivery.js';
 import { hostOf } from './claimed.js';
-import type { WaitingFor } from '../../domain/flow/budgets.js';
 
-export interface DeliveryEngineOptions {
-  readonly requests: RequestStore;
-  readonly transport: DeliveryTransport;
-  readonly clock: Clock;
+export interface DeliveryEngineOptions extends ClaimWorkOptions {
   /** What delivery needs of a project: its active signing secrets and whether response bodies are captured. */
-  readonly projectDelivery: (projectId: string) => Promise<ProjectDelivery>;
-  readonly retry: RetryConfig;
+  readonly projectDelivery: ClaimWorkOptions['projectDelivery'];
   readonly maxInFlight: number;
   readonly maxPerHost: number;
   readonly maxPerQueue: number;
   /** Longest sleep between looks at the store when nothing is known to be due. */
   readonly idlePollMs: number;
-  readonly userAgent: string;
-  readonly random?: () => number;
   /**
    * The shards whose work this engine may claim, asked before every claim; omitted means all work in storage
    * (one delivering process). An empty scope claims nothing, e.g. while a rebalance is under way.
@@ -48,19 +35,11 @@ export interface DeliveryEngineOptions {
 const LEASE_MS = 6 * 60_000;
 /** A claimed request that finds its host or queue busy this long is handed back so it does not hold a slot. */
 const HAND_BACK_AFTER_MS = 2_000;
-const HAND_BACK_DELAY_MS = 1_000;
 /**
  * A store may report work due that a claim then finds gone: the timer of a request whose outcome just landed
  * lingers until its removal does. The next look comes this soon, doubling while looks keep finding nothing.
  */
 const EMPTY_LOOK_RETRY_MS = 10;
-/**
- * A storage call for a claimed request that fails (storage unreachable, say) is tried again after this backoff
- * (200–400 ms at first, up to 5 s; jittered, so the attempts caught by one outage do not all come back at once),
- * for as long as the claim's lease lasts: giving up would leave the request claimed and unsent, or sent and
- * without its outcome, until the lease ran out.
- */
-const STORAGE_RETRY: BackoffConfig = { baseMs: 400, capMs: 5_000 };
 /** Requests made due in one store call when a budget resumes. */
 const WAKE_BATCH = 500;
 
@@ -99,6 +78,8 @@ export class DeliveryEngine {
   private readonly claimBatch: number;
   /** Opens connections ahead of known due work; undefined when the store or the transport cannot. */
   private readonly warmUp: ConnectionWarmUp | undefined;
+  /** What each claimed request goes through once it has a slot. */
+  private readonly work: ClaimWork;
 
   constructor(private readonly o: DeliveryEngineOptions) {
     const gate = o.budgets;
@@ -109,6 +90,12 @@ export class DeliveryEngine {
     this.limits = new ConcurrencyLimits(o.maxInFlight, o.maxPerHost, o.maxPerQueue, undefined, queueBound);
     this.claimBatch = Math.max(1, Math.min(64, Math.floor(o.maxInFlight / 8)));
     gate?.whenResumed((ids) => void this.wakeHeld(ids));
+    this.work = new ClaimWork(o, {
+      dueAgainAt: (dueAt) => this.dueAgainAt(dueAt),
+      emit: (event) => this.emit(event),
+      stopped: this.stopped.signal,
+      aborting: () => this.aborting,
+    });
     this.warmUp = ConnectionWarmUp.possible(o.requests, o.transport)
       ? new ConnectionWarmUp({ ...o, onError: (err) => this.emit({ type: 'engine_error', error: `${String(err)} (opening connections ahead)` }) })
       : undefined;
@@ -149,7 +136,7 @@ export class DeliveryEngine {
     this.stopped.abort();
     this.disarm();
     this.warmUp?.stop();
-    await Promise.all(this.waiting.takeAll().map((w) => this.handBack(w.claim, 0)));
+    await Promise.all(this.waiting.takeAll().map((w) => this.work.handBack(w.claim, 0)));
     const deadline = this.o.clock.setTimer(() => {
       this.aborting = true;
       this.o.transport.abortInFlight();
@@ -248,7 +235,7 @@ export class DeliveryEngine {
       if (gate !== undefined && budgets !== undefined) {
         const admission = gate.admit(w.claim.request, budgets, startedAt);
         if (!admission.start) {
-          this.track(this.holdBack(w.claim, admission));
+          this.track(this.work.holdBack(w.claim, admission));
           continue;
         }
         gate.started(w.claim.request.id, budgets, startedAt);
@@ -268,7 +255,7 @@ export class DeliveryEngine {
         }
       };
       this.track(
-        this.deliver(w.claim, exchanged, budgets)
+        this.work.deliver(w.claim, exchanged, budgets)
           .catch((err: unknown) => this.emit({ type: 'engine_error', error: String(err) }))
           .finally(() => {
             exchanged();
@@ -291,7 +278,7 @@ export class DeliveryEngine {
 
   private handBackStale(): void {
     const stale = this.waiting.takeWaitingSince(this.o.clock.now() - HAND_BACK_AFTER_MS);
-    for (const w of stale) this.track(this.handBack(w.claim, HAND_BACK_DELAY_MS));
+    for (const w of stale) this.track(this.work.handBack(w.claim, HAND_BACK_DELAY_MS));
   }
 
   /** Work on a claimed request (an attempt and its record, a hand-back) that `stop` waits for. */
@@ -308,144 +295,6 @@ export class DeliveryEngine {
     } catch (err) {
       // They come back on their own when their recheck falls due (a minute at most).
       this.emit({ type: 'engine_error', error: `${String(err)} (waking requests a resumed budget held)` });
-    }
-  }
-
-  /** Hands back a request its budgets hold back, due when they will admit it, saying which one holds it. */
-  private async holdBack(claim: Claim, held: Exclude<Admission, { start: true }>): Promise<void> {
-    const r = claim.request;
-    this.emit({ type: 'attempt_held', requestId: r.id, projectId: r.projectId, queue: r.queue, reason: held.waitingFor.reason });
-    await this.handBack(claim, Math.max(0, held.until - this.o.clock.now()), held.waitingFor);
-  }
-
-  private async handBack(claim: Claim, delayMs: number, waitingFor: WaitingFor | null = null): Promise<void> {
-    const now = this.o.clock.now();
-    try {
-      await this.whileLeased(claim, () => this.o.requests.handBack(claim, now, now + delayMs, waitingFor));
-      this.dueAgainAt(now + delayMs);
-    } catch (err) {
-      // A conflict means someone else moved the request on (a cancel, a new owner); nothing to give back.
-      if (!(err instanceof VersionConflict)) this.emit({ type: 'engine_error', error: String(err) });
-    }
-  }
-
-  /** Delivers one claimed request; `exchanged` is called when the attempt's exchange ends (not when none is sent). */
-  private async deliver(claim: Claim, exchanged: () => void, budgets: readonly NamedBudget[] | undefined): Promise<void> {
-    const claimed = claim.request;
-    const attemptNumber = claimed.attemptCount + 1;
-    if (claimed.cancelRequestedAt !== null) {
-      // Cancelled while a previous owner held it: no further attempt starts.
-      await this.cancelWithoutAttempt(claim);
-      return;
-    }
-    let project: ProjectDelivery;
-    try {
-      project = await this.whileLeased(claim, () => this.o.projectDelivery(claimed.projectId));
-    } catch (err) {
-      this.emit({ type: 'engine_error', error: String(err) });
-      await this.handBack(claim, HAND_BACK_DELAY_MS);
-      return;
-    }
-    if (this.aborting) {
-      // The shutdown grace ran out while the secrets were read: the attempt is not started at all.
-      await this.handBack(claim, 0);
-      return;
-    }
-    if (this.o.requests.mayStart?.(claim) === false) {
-      // The request's shard may have moved since the claim: an attempt now could go out beside its new owner's.
-      // Handed back (refused by the store if the shard has moved), so a process that still owns it tries again.
-      await this.handBack(claim, HAND_BACK_DELAY_MS);
-      return;
-    }
-    const now = this.o.clock.now();
-    this.emit({ type: 'attempt_started', requestId: claimed.id, attemptNumber, at: now, dueAt: attemptNumber === 1 ? (claimed.scheduledAt ?? claimed.createdAt) : null, queue: claimed.queue });
-    const { outcome, startedAt, durationMs } = await this.o.transport.send(outboundRequest(claimed, attemptNumber, now, project, this.o.userAgent));
-    if (budgets !== undefined) this.o.budgets?.answered(budgets, outcome, this.o.clock.now());
-    exchanged();
-    // Outcomes awaiting their write may outnumber the slots: they keep only what the store needs meanwhile.
-    claim = claim.sent();
-    if (outcome.kind === 'aborted') {
-      await this.handBack(claim, 0);
-      return;
-    }
-    const completedAt = this.o.clock.now();
-    const decision = decideAttempt({
-      outcome,
-      attemptNumber,
-      maxAttempts: claimed.maxAttempts,
-      timeoutSeconds: claimed.timeoutSeconds,
-      completedAt,
-      config: this.o.retry,
-      random: this.o.random ?? Math.random,
-    });
-    await this.record(claim, attemptNumber, decision, { startedAt, durationMs, completedAt });
-  }
-
-  /** Records the attempt; when a cancel landed meanwhile, records it again on the request as the cancel left it. */
-  private async record(
-    claim: Claim,
-    attemptNumber: number,
-    decision: ReturnType<typeof decideAttempt>,
-    timing: { startedAt: number; durationMs: number; completedAt: number },
-  ): Promise<void> {
-    let current = claim;
-    for (let tries = 0; tries < 5; tries++) {
-      const settled = settleAttempt(current.request, attemptNumber, decision, timing, this.o.shardCount ?? 1);
-      const { attempt } = settled;
-      try {
-        const at = current;
-        const recorded = await this.whileLeased(claim, () => this.o.requests.recordAttempt(at, settled));
-        this.dueAgainAt(recorded.dueAt);
-        this.emit({
-          type: 'attempt_finished',
-          requestId: claim.request.id,
-          projectId: claim.request.projectId,
-          attemptNumber,
-          requestStatus: recorded.status,
-          attemptStatus: attempt.status,
-          responseStatusCode: attempt.responseStatusCode,
-          durationMs: timing.durationMs,
-          retryDelayMs: attempt.retry?.selectedDelayMs ?? null,
-        });
-        return;
-      } catch (err) {
-        if (!(err instanceof VersionConflict)) throw err;
-        const at = current;
-        const again = await this.whileLeased(claim, () => this.o.requests.reread(at));
-        if (again === null) {
-          this.emit({ type: 'claim_lost', requestId: claim.request.id });
-          return;
-        }
-        current = again.sent();
-      }
-    }
-  }
-
-  private async cancelWithoutAttempt(claim: Claim): Promise<void> {
-    const now = this.o.clock.now();
-    try {
-      await this.whileLeased(claim, () => this.o.requests.cancelClaimed(claim, now));
-    } catch (err) {
-      if (!(err instanceof VersionConflict)) throw err;
-    }
-  }
-
-  /**
-   * Runs a storage call for the claimed request of `claim` until it answers: a failure other than a version conflict
-   * is reported once and tried again while the claim's lease lasts and the engine runs.
-   */
-  private async whileLeased<T>(claim: Claim, call: () => Promise<T>): Promise<T> {
-    const claimed = claim.request;
-    const leaseEnd = claimed.dueAt ?? Number.NEGATIVE_INFINITY;
-    for (let failures = 1; ; failures++) {
-      try {
-        return await call();
-      } catch (err) {
-        const wait = backoffDelayMs(failures, STORAGE_RETRY, this.o.random ?? Math.random);
-        if (err instanceof VersionConflict || this.stopping || this.o.clock.now() + wait >= leaseEnd) throw err;
-        if (failures === 1) this.emit({ type: 'engine_error', error: `${String(err)} (request ${claimed.id}; trying again while its claim lasts)` });
-        await this.o.clock.sleep(wait, this.stopped.signal);
-      }
     }
   }
 
