@@ -268,6 +268,12 @@ describe.concurrent(`schedule occurrences across crashes, races and downtime (${
       const dataDir = newDataDir();
       const procs = await Promise.all([0, 1].map(() => startFerry({ dataDir, env: env() })));
       const logs = procs.map((p) => schedulerLog((f) => p.followOutput(f)));
+      // What each process said of its shards and of problems, printed should an occurrence never fire.
+      const ownership = procs.map((p, n) => {
+        const lines: string[] = [];
+        p.followOutput((text) => lines.push(...text.split('\n').filter((l) => /shards|coordinator|"level":"(warn|error)"/.test(l)).map((l) => `${n}: ${l.slice(0, 300)}`)));
+        return lines;
+      });
       try {
         const { projectId, apiKey } = await createProject(dataDir);
         const clients = procs.map((p) => new Schedules(new Api(p.baseUrl, apiKey)));
@@ -283,7 +289,10 @@ describe.concurrent(`schedule occurrences across crashes, races and downtime (${
           }),
         );
         for (const id of created) {
-          const d = await scheduleWhen(clients[0]!, id, (x) => x.last_run_at !== null, 90_000);
+          const d = await scheduleWhen(clients[0]!, id, (x) => x.last_run_at !== null, 90_000).catch((err: unknown) => {
+            console.log(`${id} never fired; the processes' shard and problem lines:\n${ownership.flat().slice(-60).join('\n')}`);
+            throw err;
+          });
           expect(at(d.last_run_at)).toBe(t1);
           expect(at(d.next_run_at)).toBe(t1 + 10 * MINUTE);
         }

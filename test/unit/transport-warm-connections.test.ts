@@ -56,7 +56,8 @@ describe.each(TRANSPORTS)('connections opened ahead, transport %s', (_where, cre
     fixture.transport.prepare!(`${destination.url}/unused`, 2);
     await destination.waitForConnections(before + 2);
     await waitFor(() => destination.connections.slice(before).every((c) => c.closed), 'the unused connections to close', 15_000);
-  });
+    // The close comes after the transport's idle timeout (seconds): the test waits for it as long as the wait above.
+  }, 20_000);
 });
 
 describe.each(TRANSPORTS)('a connection opened ahead and closed by the destination, transport %s', (_where, create) => {
