@@ -16,11 +16,17 @@ export interface ClaimWorkOptions {
   readonly requests: RequestStore;
   readonly transport: DeliveryTransport;
   readonly clock: Clock;
+  /** What delivery needs of a project: its active signing secrets and whether response bodies are captured. */
   readonly projectDelivery: (projectId: string) => Promise<ProjectDelivery>;
   readonly retry: RetryConfig;
   readonly userAgent: string;
   readonly random?: () => number;
+  /** The deployment's shard count, which places a callback on its request's shard; 1 (the default) without shards. */
   readonly shardCount?: number;
+  /**
+   * The flow-control budgets every attempt must fit (its queue's and its flow keys'); omitted, only the global,
+   * per-host and per-queue slots bound delivery.
+   */
   readonly budgets?: BudgetGate;
 }
 

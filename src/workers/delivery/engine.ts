@@ -1,6 +1,5 @@
 import type { TimerHandle } from '../../domain/clock.js';
 import type { Claim, ShardScope } from '../../ports/requests.js';
-import type { BudgetGate } from './budget-gate.js';
 import { ClaimWork, HAND_BACK_DELAY_MS, type ClaimWorkOptions } from './claim-work.js';
 import type { DeliveryEvent } from './events.js';
 import { ConcurrencyLimits } from './limits.js';
@@ -9,8 +8,6 @@ import { ConnectionWarmUp } from './warm-up.js';
 import { hostOf } from './claimed.js';
 
 export interface DeliveryEngineOptions extends ClaimWorkOptions {
-  /** What delivery needs of a project: its active signing secrets and whether response bodies are captured. */
-  readonly projectDelivery: ClaimWorkOptions['projectDelivery'];
   readonly maxInFlight: number;
   readonly maxPerHost: number;
   readonly maxPerQueue: number;
@@ -21,13 +18,6 @@ export interface DeliveryEngineOptions extends ClaimWorkOptions {
    * (one delivering process). An empty scope claims nothing, e.g. while a rebalance is under way.
    */
   readonly shards?: () => ShardScope;
-  /** The deployment's shard count, which places a callback on its request's shard; 1 (the default) without shards. */
-  readonly shardCount?: number;
-  /**
-   * The flow-control budgets every attempt must fit (its queue's and its flow keys'); omitted, only the global,
-   * per-host and per-queue slots bound delivery.
-   */
-  readonly budgets?: BudgetGate;
   readonly onEvent?: (event: DeliveryEvent) => void;
 }
 
