@@ -31,8 +31,13 @@ export interface FailureRig {
   readonly dataDir: string;
   readonly processes: RigProcess[];
   readonly faults: Fault[];
-  /** The first error lines the processes logged. */
+  /** The first error lines the processes logged (kafkajs's connection refusals while a broker is down left out). */
   readonly errorLines: readonly string[];
+  /**
+   * The last lines the processes logged about what they own and whether they may deliver (assignments, releases,
+   * takeovers, the coordinator's silences, warnings): what a stall is read from when the report is all there is.
+   */
+  readonly ownershipLines: readonly string[];
   /** The attempts that reached `path` so far (registered on first use). */
   arrivalsAt(path: string): readonly Arrival[];
   /** Attempts of the schedules' requests. */
@@ -71,6 +76,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   const fullEnv = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, ...env };
   const processes: RigProcess[] = [];
   const errorLines: string[] = [];
+  const ownershipLines: string[] = [];
   let apiKey = '';
   let answer: ((from: string) => number | Promise<number>) | null = null;
 
@@ -119,7 +125,14 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       appendFileSync(logFile, text);
       const lines = (partial + text).split('\n');
       partial = lines.pop()!;
-      for (const line of lines) if (/"level":"(error|fatal)"|"level":(50|60)/.test(line) && errorLines.length < 40) errorLines.push(`${name}: ${line.slice(0, 600)}`);
+      for (const line of lines) {
+        const stamped = `${name}: ${line.slice(0, 600)}`;
+        if (isOwnershipLine(line)) {
+          ownershipLines.push(stamped);
+          if (ownershipLines.length > MAX_OWNERSHIP_LINES) ownershipLines.shift();
+        }
+        if (/"level":"(error|fatal)"|"level":(50|60)/.test(line) && !isRefusedConnection(line) && errorLines.length < 40) errorLines.push(stamped);
+      }
     });
     const p: RigProcess = { name, ferry, watch: watchShards(ferry), api: new Api(ferry.baseUrl, apiKey), alive: true, isolated: false };
     processes.push(p);
@@ -155,6 +168,7 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       processes,
       faults: [],
       errorLines,
+      ownershipLines,
       arrivalsAt,
       scheduleArrivals: arrivalsAt('/ledger/schedules'),
       scheduleIds: [],
@@ -202,4 +216,17 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
     await close();
     throw err;
   }
+}
+
+const MAX_OWNERSHIP_LINES = 60;
+
+/** Ferry's own warnings and its ownership changes; kafkajs's own lines are left out (they come by the dozen). */
+function isOwnershipLine(line: string): boolean {
+  if (line.includes('"logger":"kafkajs"')) return false;
+  return /"level":"(warn|error)"|"msg":"(shards owned|shards released|shard taken over by another process|the group coordinator answers again|shard epoch taken again)"/.test(line);
+}
+
+/** A kafkajs connection to a broker the test took down, refused: dozens a second while it is down, nothing new. */
+function isRefusedConnection(line: string): boolean {
+  return line.includes('"logger":"kafkajs"') && line.includes('ECONNREFUSED');
 }

@@ -155,6 +155,25 @@ export async function readBack(api: Api, ids: readonly string[]): Promise<string
   return bad;
 }
 
+/**
+ * Where the lost requests stand, for a report that cannot hold the processes' logs: how many per shard, and what
+ * the first few read back as (status, attempts, when the next is due).
+ */
+export async function describeLost(api: Api, lost: readonly string[]): Promise<string> {
+  if (lost.length === 0) return 'lost: none';
+  const byShard: Record<number, number> = {};
+  for (const id of lost) byShard[shardOf(id, TEST_SHARDS)] = (byShard[shardOf(id, TEST_SHARDS)] ?? 0) + 1;
+  const firstFew = await Promise.all(
+    lost.slice(0, 5).map(async (id) => {
+      const res = await api.call<{ status: string; attempt_count?: number; next_attempt_at?: string | null; created_at?: string }>('GET', `/requests/${id}`).catch((err: unknown) => ({ status: 0, body: { data: String(err) } }));
+      if (res.status !== 200 || typeof res.body.data === 'string') return `${id}: read back ${res.status}`;
+      const d = res.body.data;
+      return `${id} (shard ${shardOf(id, TEST_SHARDS)}): ${d.status}, created ${d.created_at}, attempts ${d.attempt_count}, next attempt ${d.next_attempt_at}`;
+    }),
+  );
+  return [`lost ${lost.length}, by shard ${JSON.stringify(byShard)}; the first:`, ...firstFew.map((l) => `  ${l}`)].join('\n');
+}
+
 /** One line per figure, for the test's output. */
 export function describeLedger(name: string, f: LedgerFigures, extra: Record<string, unknown> = {}): string {
   const reasons: Record<string, number> = {};
