@@ -70,6 +70,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
 
   /** Loads `path`, runs `during` under the load, and closes the books with the invariants every case shares. */
   async function underLoad(name: string, path: string, during: (load: Load) => Promise<Record<string, unknown>>): Promise<{ figures: LedgerFigures; load: Load }> {
+    rig.takeEventLoopStallMs();
     const load = rig.load(path);
     let extra: Record<string, unknown>;
     try {
@@ -82,6 +83,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     }
     step(`${name}: load stopped`, load);
     const figures = await settle(load, () => rig.arrivalsAt(path), rig.api(), rig.faults);
+    extra = { ...extra, "the test process's event loop held up at most (ms)": rig.takeEventLoopStallMs() };
     console.log(describeLedger(name, figures, { ...extra, ...(load.errors.length > 0 ? { 'first errors': load.errors } : {}) }));
     if (rig.errorLines.length > 0) console.log(`errors logged so far:\n${rig.errorLines.join('\n')}`);
     if (figures.lost.length > 0) {
@@ -183,6 +185,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     console.log(`kafka leader kill: first request acknowledged after the kill delivered ${firstDelivered} ms after it; worst acknowledgement-to-arrival of those: ${worst} ms`);
     const slowest = after.map(([id, a]) => ({ id, acknowledged: a.at - killedAt, waited: first.get(id)! - a.at, via: a.via })).sort((a, b) => b.waited - a.waited);
     console.log(`the slowest (ms after the kill, ms waited): ${JSON.stringify(slowest.slice(0, 5))}`);
+    console.log(`the longest a connection waited at the test's gate: ${rig.slowestGateLookupMs()} ms`);
     expect(worst).toBeLessThan(RESUME_BOUND_MS);
   }, 600_000);
 

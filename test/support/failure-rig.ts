@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Api, eventually } from './api-client.js';
 import { sharedSelfSignedCertificate } from './certs.js';
 import { TEST_SHARDS } from './deployment.js';
@@ -38,6 +39,13 @@ export interface FailureRig {
    * takeovers, the coordinator's silences, warnings): what a stall is read from when the report is all there is.
    */
   readonly ownershipLines: readonly string[];
+  /** The longest a connection to the destination waited at the gate to be told which process opened it, in ms. */
+  slowestGateLookupMs(): number;
+  /**
+   * The longest this test process's event loop was held up since the last call, in ms: the destination, its gate and
+   * the load all run on it, so an attempt that seems slow on the wire may have waited here.
+   */
+  takeEventLoopStallMs(): number;
   /** The attempts that reached `path` so far (registered on first use). */
   arrivalsAt(path: string): readonly Arrival[];
   /** Attempts of the schedules' requests. */
@@ -153,8 +161,12 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
     suspect = now;
   }, 200);
 
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+
   const close = async (): Promise<void> => {
     clearInterval(sampler);
+    loopDelay.disable();
     await Promise.all(live().map((p) => p.ferry.stop()));
     await gate.close();
     await dest.close();
@@ -169,6 +181,12 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       faults: [],
       errorLines,
       ownershipLines,
+      slowestGateLookupMs: () => gate.slowestLookupMs,
+      takeEventLoopStallMs() {
+        const ms = Math.round(loopDelay.max / 1e6);
+        loopDelay.reset();
+        return ms;
+      },
       arrivalsAt,
       scheduleArrivals: arrivalsAt('/ledger/schedules'),
       scheduleIds: [],

@@ -23,6 +23,8 @@ export interface ProcessGate {
   readonly held: number;
   /** Connections whose process was none of those given. */
   readonly unattributed: number;
+  /** The longest a connection waited to be told apart, in ms. */
+  readonly slowestLookupMs: number;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,7 @@ export async function startProcessGate(upstreamPort: number, certificate: TestCe
     // Nothing is read from `client` until it is piped: what it sends waits in its buffers.
     track(client);
     client.on('error', () => client.destroy());
-    void socketOwner(client.remotePort, port, pids).then((owner) => {
+    void processOf.lookup(client.remotePort).then((owner) => {
       if (owner === undefined) unattributed += 1;
       if (client.destroyed) return;
       if (owner !== undefined && owner === holding) {
@@ -80,6 +82,8 @@ export async function startProcessGate(upstreamPort: number, certificate: TestCe
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // Connections arrive only once the server listens, so only with the port known.
+  const processOf = new SocketOwners(port, pids);
 
   return {
     url: `https://127.0.0.1:${port}`,
@@ -97,6 +101,9 @@ export async function startProcessGate(upstreamPort: number, certificate: TestCe
     get unattributed() {
       return unattributed;
     },
+    get slowestLookupMs() {
+      return processOf.slowestMs;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -105,32 +112,76 @@ export async function startProcessGate(upstreamPort: number, certificate: TestCe
 }
 
 /**
- * Which of `pids` holds the client end of a loopback TCP connection to `serverPort` from `clientPort`: the
- * socket's inode from `/proc/net/tcp`, then the process whose file descriptors include it.
+ * Which of `pids` holds the client end of each loopback TCP connection to the gate: the socket's inode from
+ * `/proc/net/tcp`, then the process whose file descriptors include it. Lookups that arrive while one is under way
+ * share the next pass, and a pass reads each process's descriptors once, side by side: a burst of new connections
+ * (every attempt after an idle spell opens one) once cost a pass per connection, each reading hundreds of
+ * descriptors one after another, and held attempts for seconds on a busy machine.
  */
-async function socketOwner(clientPort: number | undefined, serverPort: number, pids: readonly number[]): Promise<number | undefined> {
-  if (clientPort === undefined) return undefined;
-  const inode = await clientSocketInode(clientPort, serverPort);
-  if (inode === undefined) return undefined;
-  for (const pid of pids) {
-    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
-    for (const fd of fds) {
-      if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')) === `socket:[${inode}]`) return pid;
+class SocketOwners {
+  private readonly waiting: Array<{ clientPort: number; resolve: (pid: number | undefined) => void }> = [];
+  private running = false;
+  /** Socket inode → process, from the last pass. */
+  private byInode = new Map<string, number>();
+  /** The longest a lookup waited, in ms: printed by tests whose attempts seem slow. */
+  slowestMs = 0;
+
+  constructor(
+    private readonly serverPort: number,
+    private readonly pids: readonly number[],
+  ) {}
+
+  lookup(clientPort: number | undefined): Promise<number | undefined> {
+    if (clientPort === undefined) return Promise.resolve(undefined);
+    const asked = Date.now();
+    return new Promise((resolve) => {
+      this.waiting.push({ clientPort, resolve: (pid) => ((this.slowestMs = Math.max(this.slowestMs, Date.now() - asked)), resolve(pid)) });
+      if (!this.running) void this.run();
+    });
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0);
+        const inodes = await clientSocketInodes(this.serverPort).catch(() => new Map<number, string>());
+        if (batch.some((b) => !this.byInode.has(inodes.get(b.clientPort) ?? ''))) this.byInode = await socketsOf(this.pids);
+        for (const b of batch) {
+          const inode = inodes.get(b.clientPort);
+          b.resolve(inode === undefined ? undefined : this.byInode.get(inode));
+        }
+      }
+    } finally {
+      this.running = false;
     }
   }
-  return undefined;
 }
 
-/** The inode of the IPv4 socket whose local port is `clientPort` and remote port `serverPort`. */
-async function clientSocketInode(clientPort: number, serverPort: number): Promise<string | undefined> {
+/** Socket inode → process, for every socket the processes hold. */
+async function socketsOf(pids: readonly number[]): Promise<Map<string, number>> {
+  const byInode = new Map<string, number>();
+  await Promise.all(
+    pids.map(async (pid) => {
+      const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+      const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+      for (const link of links) if (link.startsWith('socket:[')) byInode.set(link.slice(8, -1), pid);
+    }),
+  );
+  return byInode;
+}
+
+/** Local port → inode of the IPv4 sockets whose remote port is `serverPort`. */
+async function clientSocketInodes(serverPort: number): Promise<Map<number, string>> {
   const table = await readFile('/proc/net/tcp', 'utf8');
+  const inodes = new Map<number, string>();
   for (const line of table.split('\n').slice(1)) {
     // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ...
     const fields = line.trim().split(/\s+/);
     if (fields.length < 10) continue;
     const localPort = parseInt(fields[1]!.split(':')[1]!, 16);
     const remotePort = parseInt(fields[2]!.split(':')[1]!, 16);
-    if (localPort === clientPort && remotePort === serverPort) return fields[9];
+    if (remotePort === serverPort) inodes.set(localPort, fields[9]!);
   }
-  return undefined;
+  return inodes;
 }

@@ -1,4 +1,4 @@
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, ConsumerRunConfig, Kafka } from 'kafkajs';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import type { ShardScope } from '../../ports/requests.js';
 import type { HeldEpoch, ShardEpochs } from '../../ports/shard-epochs.js';
@@ -10,6 +10,8 @@ import { decodeNotice } from './notice-codec.js';
 const FETCH_WAIT_MS = 500;
 /** Offsets of handed-on notices are committed at most this often. */
 const COMMIT_EVERY_MS = 1_000;
+/** The first wait before a consumer that stopped on an error it gave up on is started again; doubles up to the last. */
+const RESTART_AFTER_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
 
 export interface KafkaShardOwnershipOptions {
   readonly topic: string;
@@ -63,6 +65,10 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
   private readonly heartbeatInterval: number;
   /** Whether the last look found the membership lapsed (for logging the change only). */
   private wasLapsed = false;
+  /** What `consumer.run` was given, for starting it again after a crash kafkajs does not restart from. */
+  private runConfig: ConsumerRunConfig | null = null;
+  private restarts = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
     kafka: Kafka,
@@ -123,11 +129,15 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     const { REBALANCING, GROUP_JOIN, HEARTBEAT, CRASH, STOP, DISCONNECT } = this.consumer.events;
     this.consumer.on(HEARTBEAT, () => (this.lastHeard = this.clock.now()));
     this.consumer.on(REBALANCING, () => this.drop('rebalance'));
-    this.consumer.on(CRASH, () => this.drop('consumer crashed'));
+    this.consumer.on(CRASH, (e) => {
+      this.drop('consumer crashed');
+      if (!e.payload.restart) this.restartLater(e.payload.error);
+    });
     this.consumer.on(STOP, () => this.drop('consumer stopped'));
     this.consumer.on(DISCONNECT, () => this.drop('consumer disconnected'));
     this.consumer.on(GROUP_JOIN, (e) => {
       this.lastHeard = this.clock.now();
+      this.restarts = 0;
       // A new generation ends the last assignment even when no rebalance was announced to this member (the
       // coordinator had dropped it while it heard nothing): until the new one is fenced, it owns nothing.
       this.drop('new assignment');
@@ -136,7 +146,7 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.o.topic, fromBeginning: false });
-    await this.consumer.run({
+    this.runConfig = {
       // kafkajs's own auto-commit sends an offset commit after every batch: under a steady stream of notices that
       // is a round trip per fetch, paid by every process that owns shards. Offsets are committed at most every
       // `COMMIT_EVERY_MS` instead; a new owner may then see again up to that much of the notices, hints it checks.
@@ -150,7 +160,8 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
           await commitOffsetsIfNecessary();
         }
       },
-    });
+    };
+    await this.consumer.run(this.runConfig);
     this.verifier = setInterval(() => void this.verify(), this.o.verifyEveryMs);
   }
 
@@ -168,8 +179,33 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     if (notices.length > 0) this.listener?.onWork(notices);
   }
 
+  /**
+   * kafkajs restarts its consumer after errors it calls retriable and leaves it stopped after any other: the member
+   * would then leave its shards to the others for good (or, were every member hit at once, leave them to nobody).
+   * It is started again here, later each time it fails, until it runs or the service stops.
+   */
+  private restartLater(error: Error): void {
+    if (this.listener === null || this.runConfig === null) return;
+    const waitMs = RESTART_AFTER_MS[Math.min(this.restarts, RESTART_AFTER_MS.length - 1)]!;
+    this.restarts += 1;
+    this.log('error', 'the group consumer stopped on an error; starting it again', { error: String(error), after_ms: waitMs });
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => void this.restart(), waitMs);
+  }
+
+  private async restart(): Promise<void> {
+    if (this.listener === null || this.runConfig === null) return;
+    try {
+      await this.consumer.connect();
+      await this.consumer.run(this.runConfig);
+    } catch (err) {
+      this.restartLater(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.verifier);
+    clearTimeout(this.restartTimer);
     this.listener = null;
     this.drop('stopping');
     await this.consumer.disconnect();
