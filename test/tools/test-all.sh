@@ -105,11 +105,21 @@ printf '\nWhole run: %d s\n' "$SECONDS"
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0, skipped = 0;
+  const failures = [];
   for (const f of process.argv.slice(1)) {
-    if (!fs.existsSync(f)) { failed += 1; continue; }
+    if (!fs.existsSync(f)) { failed += 1; failures.push(`${f}: no report (the run could not start)`); continue; }
     const r = JSON.parse(fs.readFileSync(f, "utf8"));
     passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
+    for (const file of r.testResults ?? []) {
+      for (const t of file.assertionResults ?? []) {
+        if (t.status !== "failed") continue;
+        const why = String((t.failureMessages ?? [])[0] ?? "").split("\n")[0].slice(0, 200);
+        failures.push(`${file.name.replace(process.cwd() + "/", "")} > ${t.fullName}: ${why}`);
+      }
+    }
   }
+  // Last, so that a report showing only the end of the output still names every failure.
+  if (failures.length > 0) console.log(`\nFailed:\n${failures.map((l) => `  ${l}`).join("\n")}`);
   console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "${reports[@]}" || echo "0 passed, 1 failed"
 exit "$status"
