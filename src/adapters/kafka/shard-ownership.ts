@@ -10,7 +10,7 @@ import { decodeNotice } from './notice-codec.js';
 const FETCH_WAIT_MS = 500;
 /** Offsets of handed-on notices are committed at most this often. */
 const COMMIT_EVERY_MS = 1_000;
-/** The first wait before a consumer that stopped on an error it gave up on is started again; doubles up to the last. */
+/** The waits before a consumer kafkajs left stopped is started again: after one failure, two, …; the last repeats. */
 const RESTART_AFTER_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
 
 export interface KafkaShardOwnershipOptions {
@@ -197,6 +197,11 @@ export class KafkaShardOwnership implements ShardOwnership, ShardEpochs {
     if (this.listener === null || this.runConfig === null) return;
     try {
       await this.consumer.connect();
+      // Stopped while connecting: `stop` may already have disconnected, and must not find the consumer running.
+      if (this.listener === null) {
+        await this.consumer.disconnect();
+        return;
+      }
       await this.consumer.run(this.runConfig);
     } catch (err) {
       this.restartLater(err instanceof Error ? err : new Error(String(err)));
