@@ -30,6 +30,13 @@ export interface Load {
 }
 
 const BATCH_SIZE = 5;
+/**
+ * Every request gets the most attempts the API allows. The failure tests retry fast (backoff capped at 2 s), so
+ * twelve attempts spanned about 15 s: a test process that cannot answer its own destination for that long (the
+ * destination, the gate in front of it and the load share its event loop, on a machine slower than this one) ends
+ * requests failed, as configured, with nothing wrong in Ferry. Twenty span about 30 s.
+ */
+const MAX_ATTEMPTS = 20;
 
 /**
  * Streams requests into the processes `targets()` names (the list may change: a killed process is left out), half
@@ -50,13 +57,13 @@ export function startLoad(targets: () => readonly Api[], url: string, senders = 
     let ids: string[] = [];
     try {
       if (batch) {
-        const requests = Array.from({ length: BATCH_SIZE }, () => ({ url, retry: { max_attempts: 12 } }));
+        const requests = Array.from({ length: BATCH_SIZE }, () => ({ url, retry: { max_attempts: MAX_ATTEMPTS } }));
         const res = await api.call<{ requests: Array<{ id: string }> }>('POST', '/requests/batch', { json: { requests }, headers: { 'idempotency-key': key } });
         status = res.status;
         if (status === 202) ids = res.body.data.requests.map((r) => r.id);
         else if (errors.length < 20) errors.push(`${status} ${res.body?.error?.code}: ${res.body?.error?.message}`);
       } else {
-        const res = await api.send({ url, retry: '11' }, 'ledger', { 'idempotency-key': key });
+        const res = await api.send({ url, retry: String(MAX_ATTEMPTS - 1) }, 'ledger', { 'idempotency-key': key });
         status = res.status;
         if (status === 202) ids = [(res.body.data as { id: string }).id];
         else if (errors.length < 20) errors.push(`${status} ${res.body?.error?.code}: ${res.body?.error?.message}`);
