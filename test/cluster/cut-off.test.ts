@@ -3,7 +3,7 @@ import { eventually } from '../support/api-client.js';
 import { TEST_BACKEND, TEST_SHARDS } from '../support/deployment.js';
 import { startFailureRig, type FailureRig, type RigProcess } from '../support/failure-rig.js';
 import { clusterCommand, infra, TEST_TOPOLOGY } from '../support/infra.js';
-import { describeLedger, describeLost, interleavings, settle, type Fault } from '../support/ledger.js';
+import { describeLedger, interleavings, settle, type Fault } from '../support/ledger.js';
 import { startRelay, type Relay } from '../support/relay.js';
 
 // A Ferry process cut off from Cassandra and Kafka while it still believes it owns its shards: process A reaches
@@ -142,7 +142,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('a F
     );
     if (rig.errorLines.length > 0) console.log(`errors logged so far:\n${rig.errorLines.join('\n')}`);
 
-    if (figures.lost.length > 0) console.log(`${await describeLost(b.api, figures.lost)}\nthe processes' last ownership lines:\n${rig.ownershipLines.join('\n')}`);
+    if (figures.lost.length > 0) console.log(await rig.describeStall(b.api, figures.lost));
     expect(figures.lost.length, `lost, the first: ${figures.lost.slice(0, 3).join(', ')}`).toBe(0);
     expect(figures.notSucceeded).toEqual([]);
     expect(figures.duplicates.filter((d) => d.reason === null)).toEqual([]);

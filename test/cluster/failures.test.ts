@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backendEnv, TEST_BACKEND } from '../support/deployment.js';
 import { eventually } from '../support/api-client.js';
 import { startFailureRig, type FailureRig, type RigProcess } from '../support/failure-rig.js';
-import { describeLedger, describeLost, readBack, scheduleLedger, settle, type Fault, type LedgerFigures } from '../support/ledger.js';
+import { describeLedger, readBack, scheduleLedger, settle, type Fault, type LedgerFigures } from '../support/ledger.js';
 import { quantileMs, type Load } from '../support/ledger-load.js';
 import { clusterCommand, infra, TEST_TOPOLOGY, type ClusterNode } from '../support/infra.js';
 
@@ -86,11 +86,7 @@ describe.runIf(TEST_BACKEND === 'cassandra' && TEST_TOPOLOGY === 'cluster')('los
     extra = { ...extra, "the test process's event loop held up at most (ms)": rig.takeEventLoopStallMs() };
     console.log(describeLedger(name, figures, { ...extra, ...(load.errors.length > 0 ? { 'first errors': load.errors } : {}) }));
     if (rig.errorLines.length > 0) console.log(`errors logged so far:\n${rig.errorLines.join('\n')}`);
-    if (figures.lost.length > 0) {
-      console.log(await describeLost(rig.api(), figures.lost));
-      const owners = rig.processes.filter((p) => p.alive).map((p) => `${p.name} owns ${JSON.stringify(p.watch.owned())}, delivers ${JSON.stringify(p.watch.delivering())}`);
-      console.log(`now: ${owners.join('; ')}\nthe processes' last ownership lines:\n${rig.ownershipLines.join('\n')}`);
-    }
+    if (figures.lost.length > 0) console.log(await rig.describeStall(rig.api(), figures.lost));
     // The count, not the list: a stall loses hundreds, and their IDs would push everything above out of the report.
     expect(figures.lost.length, `lost, the first: ${figures.lost.slice(0, 3).join(', ')}`).toBe(0);
     expect(figures.notSucceeded).toEqual([]);

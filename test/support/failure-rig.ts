@@ -6,7 +6,7 @@ import { sharedSelfSignedCertificate } from './certs.js';
 import { TEST_SHARDS } from './deployment.js';
 import { startDestination } from './destination.js';
 import { createProject, newDataDir, startFerry, type FerryProcess } from './ferry-process.js';
-import type { Arrival, Fault } from './ledger.js';
+import { describeLost, type Arrival, type Fault } from './ledger.js';
 import { startLoad, type Load } from './ledger-load.js';
 import { Schedules, cron } from './schedule-client.js';
 import { watchShards, type ShardWatch } from './shard-watch.js';
@@ -35,10 +35,10 @@ export interface FailureRig {
   /** The first error lines the processes logged (kafkajs's connection refusals while a broker is down left out). */
   readonly errorLines: readonly string[];
   /**
-   * The last lines the processes logged about what they own and whether they may deliver (assignments, releases,
-   * takeovers, the coordinator's silences, warnings): what a stall is read from when the report is all there is.
+   * What a report needs when `lost` (acknowledged, never arrived) is not empty: where those requests stand, which
+   * shards each live process owns and may deliver, and the processes' last ownership lines.
    */
-  readonly ownershipLines: readonly string[];
+  describeStall(api: Api, lost: readonly string[]): Promise<string>;
   /** The longest a connection to the destination waited at the gate to be told which process opened it, in ms. */
   slowestGateLookupMs(): number;
   /**
@@ -84,6 +84,8 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
   const fullEnv = { FERRY_ALLOW_PRIVATE_DESTINATIONS: 'true', FERRY_DELIVERY_CA_FILE: dest.certFile, ...env };
   const processes: RigProcess[] = [];
   const errorLines: string[] = [];
+  // The last lines the processes logged about what they own and whether they may deliver (assignments, releases,
+  // takeovers, the coordinator's silences, warnings): what a stall is read from when the report is all there is.
   const ownershipLines: string[] = [];
   let apiKey = '';
   let answer: ((from: string) => number | Promise<number>) | null = null;
@@ -180,7 +182,10 @@ export async function startFailureRig(env: Record<string, string>, scheduleCount
       processes,
       faults: [],
       errorLines,
-      ownershipLines,
+      async describeStall(api, lost) {
+        const owners = live().map((p) => `${p.name} owns ${JSON.stringify(p.watch.owned())}, delivers ${JSON.stringify(p.watch.delivering())}`);
+        return `${await describeLost(api, lost)}\nnow: ${owners.join('; ')}\nthe processes' last ownership lines:\n${ownershipLines.join('\n')}`;
+      },
       slowestGateLookupMs: () => gate.slowestLookupMs,
       takeEventLoopStallMs() {
         const ms = Math.round(loopDelay.max / 1e6);

@@ -155,9 +155,17 @@ export async function readBack(api: Api, ids: readonly string[]): Promise<string
   return bad;
 }
 
+interface LostDetail {
+  status: string;
+  created_at: string;
+  scheduled_at: string | null;
+  waiting_for: unknown;
+  attempts: Array<{ attempt_number: number; status: string; response_status_code: number | null; error_message: string | null; retry: { next_attempt_at: string } | null }>;
+}
+
 /**
  * Where the lost requests stand, for a report that cannot hold the processes' logs: how many per shard, and what
- * the first few read back as (status, attempts, when the next is due).
+ * the first few read back as (status, when due, what holds them, their last attempt and when the next is due).
  */
 export async function describeLost(api: Api, lost: readonly string[]): Promise<string> {
   if (lost.length === 0) return 'lost: none';
@@ -165,10 +173,14 @@ export async function describeLost(api: Api, lost: readonly string[]): Promise<s
   for (const id of lost) byShard[shardOf(id, TEST_SHARDS)] = (byShard[shardOf(id, TEST_SHARDS)] ?? 0) + 1;
   const firstFew = await Promise.all(
     lost.slice(0, 5).map(async (id) => {
-      const res = await api.call<{ status: string; attempt_count?: number; next_attempt_at?: string | null; created_at?: string }>('GET', `/requests/${id}`).catch((err: unknown) => ({ status: 0, body: { data: String(err) } }));
-      if (res.status !== 200 || typeof res.body.data === 'string') return `${id}: read back ${res.status}`;
+      const res = await api.call<LostDetail>('GET', `/requests/${id}`).catch(() => null);
+      if (res?.status !== 200) return `${id}: read back ${res?.status ?? 'no answer'}`;
       const d = res.body.data;
-      return `${id} (shard ${shardOf(id, TEST_SHARDS)}): ${d.status}, created ${d.created_at}, attempts ${d.attempt_count}, next attempt ${d.next_attempt_at}`;
+      const last = d.attempts.at(-1);
+      const attempt = last
+        ? `attempt ${last.attempt_number} ${last.status} (${last.response_status_code ?? last.error_message}), next ${last.retry?.next_attempt_at ?? 'none'}`
+        : 'no attempt';
+      return `${id} (shard ${shardOf(id, TEST_SHARDS)}): ${d.status}, created ${d.created_at}, due ${d.scheduled_at}, waiting for ${JSON.stringify(d.waiting_for)}, ${attempt}`;
     }),
   );
   return [`lost ${lost.length}, by shard ${JSON.stringify(byShard)}; the first:`, ...firstFew.map((l) => `  ${l}`)].join('\n');
