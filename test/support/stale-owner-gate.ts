@@ -135,7 +135,11 @@ class SocketOwners {
     if (clientPort === undefined) return Promise.resolve(undefined);
     const asked = Date.now();
     return new Promise((resolve) => {
-      this.waiting.push({ clientPort, resolve: (pid) => ((this.slowestMs = Math.max(this.slowestMs, Date.now() - asked)), resolve(pid)) });
+      const answer = (pid: number | undefined): void => {
+        this.slowestMs = Math.max(this.slowestMs, Date.now() - asked);
+        resolve(pid);
+      };
+      this.waiting.push({ clientPort, resolve: answer });
       if (!this.running) void this.run();
     });
   }
